@@ -1,0 +1,5 @@
+/**
+ * `tenon/mariadb`: the mariadb engine.
+ * @packageDocumentation
+ */
+export {};

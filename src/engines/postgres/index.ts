@@ -1,0 +1,5 @@
+/**
+ * `tenon/postgres`: the postgres engine.
+ * @packageDocumentation
+ */
+export {};

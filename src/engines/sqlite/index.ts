@@ -1,0 +1,5 @@
+/**
+ * `tenon/sqlite`: the sqlite engine.
+ * @packageDocumentation
+ */
+export {};

@@ -1,0 +1,68 @@
+/**
+ * Every error type that Tenon's ORM layers raise. One home for each: the HTTP layer maps these to status
+ * codes (see `src/http/errors.ts`), and nothing compares errors by their text.
+ */
+
+/** Base class of every error Tenon raises on purpose (SPEC.md ETException): mapping violations, writes on join entities, blocked relations. */
+export class TenonError extends Error {
+  /** @param message what went wrong, naming the class and member where there is one. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The entity mapping is invalid: raised when a class is first mapped, naming the class and the member. */
+export class MappingError extends TenonError {}
+
+/** No row of `entity` has this primary key (Context.get). The HTTP layer answers it with 404. */
+export class EntityNotFoundError extends TenonError {
+  /** The entity class name. */
+  readonly entity: string;
+  /** The primary key that was looked up. */
+  readonly id: number;
+  /** @param entity the entity class name. @param id the missing primary key. */
+  constructor(entity: string, id: number) {
+    super(`Entity ${id} not found.`);
+    this.entity = entity;
+    this.id = id;
+  }
+}
+
+/** Optimistic locking failed: the row's version differs from the entity's (SPEC.md ETConcurrentUpdateException). Answered 409. */
+export class ConcurrentUpdateError extends TenonError {
+  /** @param entity the entity class name. @param id the primary key of the row. */
+  constructor(entity: string, id: number) {
+    super(`${entity} ${id} was changed or deleted by another user.`);
+  }
+}
+
+/** One failed validation rule of one property. */
+export interface ValidationFailure {
+  /** The entity property (the TypeScript field name, without `#`). */
+  readonly property: string;
+  /** The database column name of that property. */
+  readonly column: string;
+  /** The human-readable message. */
+  readonly message: string;
+}
+
+/** An entity failed validation before a write; nothing was written. Answered 422 with the list of failures. */
+export class ValidationError extends TenonError {
+  /** Every failure found, in declaration order. */
+  readonly errors: readonly ValidationFailure[];
+  /** @param errors every failure found. */
+  constructor(errors: readonly ValidationFailure[]) {
+    super(errors.length === 1 ? errors[0].message : `${errors.length} validation errors: ${errors.map((e) => e.message).join(" ")}`);
+    this.errors = errors;
+  }
+}
+
+/**
+ * Input that cannot be read: a JSON value of the wrong type for a property, a malformed filter body, an
+ * unknown or non-filterable column named by a client. The HTTP layer answers it with 400 and its message.
+ */
+export class InvalidInputError extends TenonError {}
+
+/** A statement failed in the database or the connection to it failed. The message never reaches an HTTP client. */
+export class DatabaseError extends TenonError {}
