@@ -3,3 +3,20 @@
  * @packageDocumentation
  */
 export * from "./errors.js";
+export { Type, ColumnType, type ColumnKind, type EntityClass, type ConcreteEntityClass } from "./mapping/column-type.js";
+export { Lazy, LazyList } from "./mapping/lazy.js";
+export { Table, Sequence, Relation, WhereClause, WhereClauseParameter, Join, JoinKind, type EntityDecorator, type RelationDeclaration, type JoinDeclaration, type WhereClauseConstant } from "./mapping/entity-decorators.js";
+export { Column, DetailColumn, PrimaryKey, VersionColumn, NotFilterable, type FieldDecorator, type ColumnDeclaration, type DetailColumnDeclaration } from "./mapping/column-decorators.js";
+export { CreatedAt, CreatedBy, UpdatedAt, UpdatedBy, DeletedAt, DeletedBy } from "./mapping/audit-decorators.js";
+export { EntityMapping, ColumnMapping, DetailMapping, type WhereClauseParameterMapping } from "./mapping/entity-mapping.js";
+export type { AuditRole } from "./mapping/mapping-keys.js";
+export type { Dialect } from "./sql/dialect.js";
+export type { Database, Connection } from "./engines/database.js";
+export { Filter } from "./filter/filter.js";
+export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
+export { Context, type GetOptions } from "./session/context.js";
+
+/** An int32 primary key (SPEC.md TTPrimaryKey). */
+export type PrimaryKey = number;
+/** An int32 optimistic-locking version (SPEC.md TTVersion). */
+export type Version = number;

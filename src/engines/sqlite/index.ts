@@ -1,5 +1,6 @@
 /**
- * `tenon/sqlite`: the sqlite engine.
+ * `tenon/sqlite`: the embedded engine on better-sqlite3, Tenon's default.
  * @packageDocumentation
  */
-export {};
+export { SqliteDatabase, type SqliteOptions } from "./sqlite-database.js";
+export { SqliteDialect } from "./sqlite-dialect.js";

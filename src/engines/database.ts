@@ -1,0 +1,29 @@
+import type { Dialect } from "../sql/dialect.js";
+
+/** One connection taken from a database's pool, used by one session at a time. */
+export interface Connection {
+  /** Runs a query and answers its rows, each an array of column values in SELECT order. */
+  query(sql: string, parameters: readonly unknown[]): Promise<unknown[][]>;
+  /** Runs a statement and answers the number of rows it changed. */
+  execute(sql: string, parameters: readonly unknown[]): Promise<number>;
+  /** Starts a transaction. */
+  begin(): Promise<void>;
+  /** Commits the transaction. */
+  commit(): Promise<void>;
+  /** Rolls the transaction back. */
+  rollback(): Promise<void>;
+  /** Answers the next primary key for a table (SPEC.md 2.8 rule 1: a real sequence, or the embedded engine's rule). */
+  nextId(sequence: string, table: string, keyColumn: string): Promise<number>;
+  /** Gives the connection back to its pool. */
+  release(): void;
+}
+
+/** A database that sessions draw connections from: a pool, or the embedded engine's one connection. */
+export interface Database {
+  /** The engine's SQL dialect. */
+  readonly dialect: Dialect;
+  /** Takes a connection; the session releases it when it is disposed. */
+  acquire(): Promise<Connection>;
+  /** Closes every connection. Call it on every path that ends the process (SPEC.md 3). */
+  close(): Promise<void>;
+}

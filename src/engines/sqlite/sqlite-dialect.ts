@@ -1,0 +1,55 @@
+import type { ColumnType } from "../../mapping/column-type.js";
+import type { Dialect } from "../../sql/dialect.js";
+import { convertCommon } from "../value-conversion.js";
+
+/**
+ * SQLite: identifiers in double quotes, case kept (SQLite compares them without case); booleans as 0/1;
+ * dates as ISO-8601 UTC text (which sorts and compares correctly); int64 through JavaScript bigints.
+ */
+export class SqliteDialect implements Dialect {
+  /** @inheritdoc */
+  readonly name = "sqlite";
+
+  /** @inheritdoc */
+  quoteIdentifier(identifier: string): string {
+    return `"${identifier.replaceAll('"', '""')}"`;
+  }
+
+  /** @inheritdoc */
+  placeholder(): string {
+    return "?";
+  }
+
+  /** @inheritdoc */
+  paginate(offset: number, limit: number): string {
+    return ` LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`;
+  }
+
+  /** @inheritdoc */
+  toDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    if (value === null || value === undefined) return null;
+    switch (type.kind) {
+      case "boolean":
+        return value ? 1 : 0;
+      case "date":
+        return (value as Date).toISOString();
+      case "blob":
+        return Buffer.isBuffer(value) ? value : Buffer.from((value as Uint8Array).buffer, (value as Uint8Array).byteOffset, (value as Uint8Array).byteLength);
+      default:
+        return this.toParameter(value);
+    }
+  }
+
+  /** @inheritdoc */
+  fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    return convertCommon(value, type);
+  }
+
+  /** @inheritdoc */
+  toParameter(value: unknown): unknown {
+    if (typeof value === "boolean") return value ? 1 : 0;
+    if (value instanceof Date) return value.toISOString();
+    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return value;
+  }
+}

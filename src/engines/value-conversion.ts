@@ -1,0 +1,45 @@
+import type { ColumnType } from "../mapping/column-type.js";
+
+/**
+ * Converts a value read by any of the drivers to the entity value of the declared type. The drivers
+ * differ in what they hand back (bigint or number or text for integers, Buffer for blobs, text or Date
+ * for timestamps); the entity always gets the same JavaScript type.
+ */
+export function convertCommon(value: unknown, type: ColumnType<unknown>): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type.kind) {
+    case "int32":
+    case "lazy":
+    case "float":
+      return typeof value === "number" ? value : Number(value);
+    case "int64":
+      return typeof value === "bigint" ? value : BigInt(typeof value === "number" ? Math.trunc(value) : String(value));
+    case "decimal":
+      return normalizeDecimal(typeof value === "string" ? value : String(value), type.scale);
+    case "string":
+      return typeof value === "string" ? value : String(value);
+    case "boolean":
+      return typeof value === "boolean" ? value : typeof value === "string" ? value === "1" || value.toLowerCase() === "true" || value === "t" : Number(value) !== 0;
+    case "date":
+      return value instanceof Date ? value : new Date(typeof value === "bigint" ? Number(value) : (value as string | number));
+    case "blob":
+      return value instanceof Uint8Array ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : new TextEncoder().encode(String(value));
+  }
+}
+
+/** Writes a decimal with exactly `scale` digits after the point, so every engine returns the same text. */
+export function normalizeDecimal(text: string, scale: number | undefined): string {
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  if (match === null || scale === undefined) return text;
+  if (match[4] !== undefined) return normalizeDecimal(expandExponent(text.trim()), scale);
+  const sign = match[1];
+  const whole = (match[2] || "0").replace(/^0+(?=\d)/, "");
+  const fraction = (match[3] ?? "").padEnd(scale, "0").slice(0, scale);
+  const result = scale > 0 ? `${whole}.${fraction}` : whole;
+  return sign === "-" && /[1-9]/.test(result) ? `-${result}` : result;
+}
+
+function expandExponent(text: string): string {
+  const number = Number(text);
+  return Number.isFinite(number) ? number.toFixed(20).replace(/0+$/, "").replace(/\.$/, "") : text;
+}

@@ -1,0 +1,26 @@
+/** The annotation keys of the mapping decorators (see metadata-store.ts). @internal */
+export const MappingKey = {
+  table: Symbol("tenon.Table"),
+  sequence: Symbol("tenon.Sequence"),
+  relation: Symbol("tenon.Relation"),
+  whereClause: Symbol("tenon.WhereClause"),
+  whereClauseParameter: Symbol("tenon.WhereClauseParameter"),
+  join: Symbol("tenon.Join"),
+  primaryKey: Symbol("tenon.PrimaryKey"),
+  column: Symbol("tenon.Column"),
+  detailColumn: Symbol("tenon.DetailColumn"),
+  versionColumn: Symbol("tenon.VersionColumn"),
+  notFilterable: Symbol("tenon.NotFilterable"),
+  createdAt: Symbol("tenon.CreatedAt"),
+  createdBy: Symbol("tenon.CreatedBy"),
+  updatedAt: Symbol("tenon.UpdatedAt"),
+  updatedBy: Symbol("tenon.UpdatedBy"),
+  deletedAt: Symbol("tenon.DeletedAt"),
+  deletedBy: Symbol("tenon.DeletedBy"),
+} as const;
+
+/** The six change-tracking roles (SPEC.md 2.8). */
+export type AuditRole = "createdAt" | "createdBy" | "updatedAt" | "updatedBy" | "deletedAt" | "deletedBy";
+
+/** The change-tracking roles in a fixed order. */
+export const auditRoles: readonly AuditRole[] = ["createdAt", "createdBy", "updatedAt", "updatedBy", "deletedAt", "deletedBy"];

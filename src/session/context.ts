@@ -1,0 +1,407 @@
+import { ConcurrentUpdateError, EntityNotFoundError, TenonError } from "../errors.js";
+import type { Connection, Database } from "../engines/database.js";
+import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
+import { Filter } from "../filter/filter.js";
+import type { EntityClass } from "../mapping/column-type.js";
+import { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
+import { attachLazy, attachLazyList, Lazy, LazyList, resetLazyList } from "../mapping/lazy.js";
+import { compileNamedParameters } from "../sql/named-parameters.js";
+import { statementsOf, type CompiledStatement, type EntityStatements } from "../sql/entity-statements.js";
+import { validateEntity } from "../validation/validate-entity.js";
+import { IdentityMap } from "./identity-map.js";
+
+/** Options of a read by primary key. */
+export interface GetOptions {
+  /** Read a soft-deleted row too (needed to undelete it). */
+  readonly includeDeleted?: boolean;
+}
+
+/**
+ * The ORM session (SPEC.md TTContext): reads and writes mapped entities through one database connection,
+ * taken on the first statement and given back on dispose. Keeps an identity map, runs every write with
+ * its events and validation in one transaction, and fills the change-tracking columns.
+ *
+ * A context serves one logical caller at a time (one HTTP request); do not run two of its operations
+ * concurrently.
+ */
+export class Context implements AsyncDisposable {
+  /** The database this session draws its connection from. */
+  readonly database: Database;
+  /** Answers the current user's name for the `*By` columns (SPEC.md TTContext.OnGetCurrentUser). */
+  onGetCurrentUser: (() => string) | undefined = undefined;
+  readonly #identityMap = new IdentityMap();
+  #connection: Promise<Connection> | undefined;
+  #transactionDepth = 0;
+  #disposed = false;
+
+  /** @param database where the session reads and writes; the connection is taken lazily. */
+  constructor(database: Database) {
+    this.database = database;
+  }
+
+  /** Whether a transaction is open. */
+  get inTransaction(): boolean {
+    return this.#transactionDepth > 0;
+  }
+
+  /** The entity of `entityClass` with this primary key; throws `EntityNotFoundError` when there is none. */
+  async get<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): Promise<T> {
+    const entity = await this.tryGet(entityClass, id, options);
+    if (entity === null) throw new EntityNotFoundError(entityClass.name, id);
+    return entity;
+  }
+
+  /** The entity of `entityClass` with this primary key, or null. */
+  async tryGet<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): Promise<T | null> {
+    const mapping = EntityMapping.of(entityClass);
+    if (!mapping.isJoinEntity && options?.includeDeleted !== true) {
+      const known = this.#identityMap.get(mapping.entityClass, id);
+      if (known !== undefined) return known as T;
+    }
+    const rows = await this.#query(statementsOf(mapping, this.database.dialect).selectById(id, options?.includeDeleted === true));
+    return rows.length === 0 ? null : this.#materialize(mapping, rows[0]);
+  }
+
+  /** The entities a filter selects, in its order and page. */
+  async select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
+    const mapping = EntityMapping.of(entityClass);
+    const rows = await this.#query(statementsOf(mapping, this.database.dialect).select(filter));
+    return rows.map((row) => this.#materialize(mapping, row));
+  }
+
+  /** Every entity of the class (the fixed WHERE clause and the soft-delete guard still apply). */
+  selectAll<T extends object>(entityClass: EntityClass<T>): Promise<T[]> {
+    return this.select(entityClass, new Filter());
+  }
+
+  /** The number of rows a filter matches (its page is ignored). */
+  async selectCount<T extends object>(entityClass: EntityClass<T>, filter?: Filter): Promise<number> {
+    const mapping = EntityMapping.of(entityClass);
+    const rows = await this.#query(statementsOf(mapping, this.database.dialect).count(filter));
+    return Number(rows[0][0]);
+  }
+
+  /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */
+  async createEntity<T extends object>(entityClass: EntityClass<T>): Promise<T> {
+    const mapping = EntityMapping.of(entityClass);
+    const entity = mapping.create();
+    this.#attach(mapping, entity);
+    mapping.primaryKey.set(entity, await this.nextId(entityClass));
+    return entity;
+  }
+
+  /** Draws the next primary key of an entity class from its sequence (SPEC.md 2.8 rule 1). */
+  async nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
+    const mapping = EntityMapping.of(entityClass);
+    if (mapping.sequenceName === undefined) throw new TenonError(`${mapping.name}: drawing a key needs a @Sequence.`);
+    const connection = await this.#acquire();
+    return connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
+  }
+
+  /**
+   * Inserts the entity: before-insert events, Created pair, validation, INSERT (version 0), after-insert
+   * events, in one transaction. A primary key that is not a positive number is drawn from the sequence first.
+   */
+  async insert<T extends object>(entity: T): Promise<void> {
+    const mapping = this.#writable(entity);
+    const statements = statementsOf(mapping, this.database.dialect);
+    await this.#write("insert", mapping, entity, async (connection) => {
+      const id = mapping.primaryKey.get(entity);
+      if (typeof id !== "number" || !(id > 0)) mapping.primaryKey.set(entity, await this.nextId(mapping.entityClass));
+      mapping.versionColumn?.set(entity, 0);
+      this.#stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity);
+      await validateEntity(mapping, entity, this);
+      await connection.execute(statements.insertSql, this.#values(statements.insertColumns, entity));
+      this.#attach(mapping, entity);
+      this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
+    });
+  }
+
+  /**
+   * Updates the entity: before-update events, Updated pair, validation, UPDATE ... version = version + 1
+   * WHERE id and version match (and the row is not soft-deleted), after-update events, in one transaction.
+   * No row changed raises `ConcurrentUpdateError`.
+   */
+  async update<T extends object>(entity: T): Promise<void> {
+    const mapping = this.#writable(entity);
+    const statements = statementsOf(mapping, this.database.dialect);
+    await this.#write("update", mapping, entity, async (connection) => {
+      this.#stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity);
+      await validateEntity(mapping, entity, this);
+      const parameters = [...this.#values(statements.updateColumns, entity), ...this.#keyValues(mapping, entity)];
+      await this.#expectOneRow(connection, statements.updateSql, parameters, mapping, entity);
+    });
+  }
+
+  /**
+   * Deletes the entity: before-delete events, relations (cascade deletes children, otherwise children
+   * block the delete), then a soft delete (an UPDATE of the Deleted pair) when the entity has `@DeletedAt`
+   * or a DELETE, then after-delete events, in one transaction.
+   */
+  async delete<T extends object>(entity: T): Promise<void> {
+    const mapping = this.#writable(entity);
+    const statements = statementsOf(mapping, this.database.dialect);
+    await this.#write("delete", mapping, entity, async (connection) => {
+      await this.#applyRelations(connection, mapping, entity);
+      if (statements.softDeleteSql !== undefined) {
+        this.#stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity);
+        const parameters = [...this.#values(statements.softDeleteColumns, entity), ...this.#keyValues(mapping, entity)];
+        await this.#expectOneRow(connection, statements.softDeleteSql, parameters, mapping, entity);
+      } else {
+        await this.#expectOneRow(connection, statements.deleteSql, this.#keyValues(mapping, entity), mapping, entity);
+      }
+      this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
+    });
+  }
+
+  /** Brings a soft-deleted entity back: clears the Deleted pair and writes the Updated pair (SPEC.md 3). */
+  async undelete<T extends object>(entity: T): Promise<void> {
+    const mapping = this.#writable(entity);
+    const statements = statementsOf(mapping, this.database.dialect);
+    if (statements.undeleteSql === undefined) throw new TenonError(`${mapping.name}: undelete needs a @DeletedAt column.`);
+    await this.transaction(async () => {
+      const connection = await this.#acquire();
+      this.#stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity);
+      const parameters = [...this.#values(statements.undeleteColumns, entity), ...this.#keyValues(mapping, entity)];
+      await this.#expectOneRow(connection, statements.undeleteSql as string, parameters, mapping, entity);
+      mapping.audit.deletedAt?.set(entity, null);
+      mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
+      this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
+    });
+  }
+
+  /** Reads the entity's row again into the same object; its detail lists are cleared and reload on next access. */
+  async refresh<T extends object>(entity: T): Promise<void> {
+    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
+    const rows = await this.#query(statementsOf(mapping, this.database.dialect).selectById(mapping.idOf(entity), true));
+    if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
+    this.#fill(mapping, entity, rows[0]);
+  }
+
+  /**
+   * Runs `work` in one transaction: commit when it resolves, roll back when it throws. A transaction
+   * inside a transaction joins the outer one.
+   */
+  async transaction<R>(work: () => Promise<R>): Promise<R> {
+    if (this.#transactionDepth > 0) {
+      this.#transactionDepth++;
+      try {
+        return await work();
+      } finally {
+        this.#transactionDepth--;
+      }
+    }
+    const connection = await this.#acquire();
+    await connection.begin();
+    this.#transactionDepth = 1;
+    try {
+      const result = await work();
+      await connection.commit();
+      return result;
+    } catch (error) {
+      this.#identityMap.clear();
+      try {
+        await connection.rollback();
+      } catch (rollbackError) {
+        throw new TenonError(`The transaction failed and so did its rollback: ${(rollbackError as Error).message}`, { cause: error });
+      }
+      throw error;
+    } finally {
+      this.#transactionDepth = 0;
+    }
+  }
+
+  /** Runs SQL of the application with `:name` parameters and answers the rows as arrays. */
+  async query(sql: string, parameters: Readonly<Record<string, unknown>> = {}): Promise<unknown[][]> {
+    const positional: unknown[] = [];
+    const values = new Map(Object.entries(parameters).map(([k, v]) => [k, this.database.dialect.toParameter(v)]));
+    const text = compileNamedParameters(sql, values, this.database.dialect, positional);
+    return (await this.#acquire()).query(text, positional);
+  }
+
+  /** Runs an SQL statement of the application with `:name` parameters and answers the rows it changed. */
+  async execute(sql: string, parameters: Readonly<Record<string, unknown>> = {}): Promise<number> {
+    const positional: unknown[] = [];
+    const values = new Map(Object.entries(parameters).map(([k, v]) => [k, this.database.dialect.toParameter(v)]));
+    const text = compileNamedParameters(sql, values, this.database.dialect, positional);
+    return (await this.#acquire()).execute(text, positional);
+  }
+
+  /** Gives the connection back (rolling back an unfinished transaction). Safe to call twice. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    const pending = this.#connection;
+    this.#connection = undefined;
+    if (pending === undefined) return;
+    try {
+      (await pending).release();
+    } catch {
+      // The connection never opened: nothing to give back.
+    }
+  }
+
+  /** Same as `dispose()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  #acquire(): Promise<Connection> {
+    if (this.#disposed) return Promise.reject(new TenonError("The context has been disposed."));
+    if (this.#connection === undefined) {
+      const pending = this.database.acquire();
+      this.#connection = pending;
+      pending.catch(() => {
+        if (this.#connection === pending) this.#connection = undefined;
+      });
+    }
+    return this.#connection;
+  }
+
+  async #query(statement: CompiledStatement): Promise<unknown[][]> {
+    return (await this.#acquire()).query(statement.sql, statement.parameters);
+  }
+
+  #writable(entity: object): EntityMapping {
+    const mapping = EntityMapping.of(entity.constructor as EntityClass);
+    if (mapping.isJoinEntity) throw new TenonError(`${mapping.name} is a join entity and is read-only: insert, update and delete are refused.`);
+    return mapping;
+  }
+
+  async #write(kind: EntityEventKind, mapping: EntityMapping, entity: object, statement: (connection: Connection) => Promise<void>): Promise<void> {
+    await this.transaction(async () => {
+      await runBeforeEvents(kind, mapping, entity, this);
+      await statement(await this.#acquire());
+      await runAfterEvents(kind, mapping, entity, this);
+    });
+  }
+
+  async #expectOneRow(connection: Connection, sql: string, parameters: unknown[], mapping: EntityMapping, entity: object): Promise<void> {
+    const changed = await connection.execute(sql, parameters);
+    if (changed === 0) throw new ConcurrentUpdateError(mapping.name, mapping.idOf(entity));
+    const version = mapping.versionColumn;
+    if (version !== undefined) version.set(entity, (version.get(entity) as number) + 1);
+  }
+
+  async #applyRelations(connection: Connection, mapping: EntityMapping, entity: object): Promise<void> {
+    const q = (name: string): string => this.database.dialect.quoteIdentifier(name);
+    const p = this.database.dialect.placeholder(0);
+    const id = mapping.idOf(entity);
+    for (const relation of mapping.relations) {
+      if (relation.cascade) {
+        await connection.execute(`DELETE FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${p}`, [id]);
+      } else {
+        const rows = await connection.query(`SELECT COUNT(*) FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${p}`, [id]);
+        const children = Number(rows[0][0]);
+        if (children > 0) throw new TenonError(`${mapping.name} ${id} cannot be deleted: ${children} row(s) of ${relation.table} refer to it.`);
+      }
+    }
+  }
+
+  #stamp(at: ColumnMapping | undefined, by: ColumnMapping | undefined, entity: object): void {
+    at?.set(entity, new Date());
+    by?.set(entity, this.onGetCurrentUser?.() ?? "");
+  }
+
+  #values(columns: readonly ColumnMapping[], entity: object): unknown[] {
+    const dialect = this.database.dialect;
+    const values = new Array<unknown>(columns.length);
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i];
+      let value = column.get(entity);
+      if (column.type.kind === "lazy") value = value instanceof Lazy ? value.id : null;
+      values[i] = value === undefined ? null : dialect.toDatabase(value, column.type);
+    }
+    return values;
+  }
+
+  #keyValues(mapping: EntityMapping, entity: object): unknown[] {
+    const id = mapping.idOf(entity);
+    return mapping.versionColumn !== undefined ? [id, mapping.versionColumn.get(entity)] : [id];
+  }
+
+  #materialize<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
+    const dialect = this.database.dialect;
+    if (!mapping.isJoinEntity) {
+      const id = dialect.fromDatabase(row[mapping.columns.indexOf(mapping.primaryKey)], mapping.primaryKey.type) as number;
+      const known = this.#identityMap.get(mapping.entityClass, id);
+      if (known !== undefined) return known as T;
+      const entity = mapping.create();
+      this.#fill(mapping, entity, row);
+      this.#identityMap.set(mapping.entityClass, id, entity);
+      return entity;
+    }
+    const entity = mapping.create();
+    this.#fill(mapping, entity, row);
+    return entity;
+  }
+
+  #fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
+    const dialect = this.database.dialect;
+    const columns = mapping.columns;
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i];
+      const value = dialect.fromDatabase(row[i], column.type);
+      if (column.type.kind === "lazy") {
+        const current = column.get(entity);
+        const lazy = current instanceof Lazy ? current : new Lazy();
+        lazy.id = value as number | null;
+        if (lazy !== current) column.set(entity, lazy);
+      } else {
+        column.set(entity, value === null && !column.type.nullable ? emptyValue(column) : value);
+      }
+    }
+    this.#attach(mapping, entity, true);
+  }
+
+  /** Binds the entity's lazy references and detail lists to this session; `reload` forgets loaded details. */
+  #attach(mapping: EntityMapping, entity: object, reload = false): void {
+    for (const column of mapping.columns) {
+      if (column.type.kind !== "lazy") continue;
+      let lazy = column.get(entity);
+      if (!(lazy instanceof Lazy)) column.set(entity, (lazy = new Lazy()));
+      const target = column.type.target as () => EntityClass;
+      (lazy as Lazy<object>)[attachLazy]({
+        load: (id) => this.tryGet(target(), id),
+        idOf: (referenced) => EntityMapping.of(target()).idOf(referenced),
+      });
+    }
+    for (const detail of mapping.details) {
+      let list = detail.get(entity);
+      if (!(list instanceof LazyList)) detail.set(entity, (list = new LazyList()));
+      else if (reload) list[resetLazyList]();
+      const childMapping = (): EntityMapping => EntityMapping.of(detail.target());
+      (list as LazyList<object>)[attachLazyList](async () => {
+        const child = childMapping();
+        const filter = new Filter();
+        const foreignKey = child.columns.find((c) => c.alias === undefined && c.columnName.toLowerCase() === detail.childForeignKey.toLowerCase());
+        const local = detail.localColumn.get(entity);
+        const localValue = local instanceof Lazy ? local.id : local;
+        if (foreignKey !== undefined) filter.add({ kind: "compare", column: foreignKey, operator: "=", value: localValue });
+        else filter.addWhere(`${this.database.dialect.quoteIdentifier(detail.childForeignKey)} = :detailKey`, { detailKey: localValue });
+        return this.select(child.entityClass, filter);
+      });
+    }
+  }
+}
+
+function emptyValue(column: ColumnMapping): unknown {
+  switch (column.type.kind) {
+    case "string":
+    case "decimal":
+      return column.type.kind === "decimal" ? "0" : "";
+    case "int64":
+      return 0n;
+    case "boolean":
+      return false;
+    case "blob":
+      return new Uint8Array(0);
+    case "date":
+      return null;
+    default:
+      return 0;
+  }
+}
+
+/** The statements type, re-exported for the layers above. @internal */
+export type { EntityStatements };

@@ -1,0 +1,22 @@
+import type { ColumnType } from "../mapping/column-type.js";
+
+/**
+ * What differs between SQL engines, in one interface: each engine folder under src/engines implements it.
+ * Everything above the engines (statements, session) speaks only through it.
+ */
+export interface Dialect {
+  /** The engine's name, e.g. `sqlite`, `postgres`, `mariadb`. */
+  readonly name: string;
+  /** Quotes an identifier, folding its case the way the engine folds unquoted names (SPEC.md 2.8 rule 1). */
+  quoteIdentifier(identifier: string): string;
+  /** The positional placeholder of the parameter at `index` (0-based): `?` or `$1`. */
+  placeholder(index: number): string;
+  /** The clause that pages a SELECT: appended after ORDER BY. */
+  paginate(offset: number, limit: number): string;
+  /** Converts an entity value to what the driver binds. `null` stays null. */
+  toDatabase(value: unknown, type: ColumnType<unknown>): unknown;
+  /** Converts what the driver read to the entity value of the declared type. `null` stays null. */
+  fromDatabase(value: unknown, type: ColumnType<unknown>): unknown;
+  /** Converts a constant of a `@WhereClause` parameter or an `addWhere` parameter to what the driver binds. */
+  toParameter(value: unknown): unknown;
+}

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Database } from "tenon";
+import { SqliteDatabase } from "tenon/sqlite";
+
+/** The SQL type names of one engine, for the neutral test schema. */
+export interface SqlTypes {
+  readonly int32: string;
+  readonly int64: string;
+  readonly float: string;
+  readonly decimal: (precision: number, scale: number) => string;
+  readonly text: string;
+  readonly boolean: string;
+  readonly timestamp: string;
+  readonly blob: string;
+}
+
+/** A fresh, empty database of one engine for one test file; `close()` leaves nothing behind. */
+export interface TestDatabase {
+  /** The database under test. */
+  readonly database: Database;
+  /** Runs DDL or fixture SQL directly on the engine. */
+  exec(sql: string): Promise<void>;
+  /** Reads rows directly from the engine, bypassing Tenon (for checking what is really stored). */
+  rows(sql: string, parameters?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** Closes the database and removes its schema or file. */
+  close(): Promise<void>;
+}
+
+/** One engine the ORM suite runs against. */
+export interface EngineHarness {
+  /** The engine name, used in test names. */
+  readonly name: string;
+  /** Its SQL types. */
+  readonly types: SqlTypes;
+  /** Whether the engine has real sequences (CREATE SEQUENCE). */
+  readonly hasSequences: boolean;
+  /** Creates a fresh database; throws when the engine is unreachable. */
+  open(): Promise<TestDatabase>;
+}
+
+/** The embedded engine on a real file in a temporary directory. */
+export const sqliteHarness: EngineHarness = {
+  name: "SQLite",
+  types: {
+    int32: "INTEGER",
+    int64: "INTEGER",
+    float: "REAL",
+    decimal: () => "TEXT",
+    text: "TEXT",
+    boolean: "INTEGER",
+    timestamp: "TEXT",
+    blob: "BLOB",
+  },
+  hasSequences: false,
+  async open(): Promise<TestDatabase> {
+    const directory = mkdtempSync(join(tmpdir(), "tenon-orm-"));
+    const filename = join(directory, "test.sqlite");
+    const database = new SqliteDatabase({ filename, name: filename });
+    return {
+      database,
+      async exec(sql: string): Promise<void> {
+        database.exec(sql);
+      },
+      async rows(sql: string, parameters: unknown[] = []): Promise<Record<string, unknown>[]> {
+        const { default: BetterSqlite3 } = await import("better-sqlite3");
+        const reader = new BetterSqlite3(filename, { readonly: true });
+        try {
+          return reader.prepare(sql).all(...parameters) as Record<string, unknown>[];
+        } finally {
+          reader.close();
+        }
+      },
+      async close(): Promise<void> {
+        await database.close();
+        rmSync(directory, { recursive: true, force: true });
+      },
+    };
+  },
+};
