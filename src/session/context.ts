@@ -211,6 +211,15 @@ export class Context implements AsyncDisposable {
     }
   }
 
+  /**
+   * Binds an entity built outside the session (with `new`, or from JSON) to it: its `Lazy` references
+   * load through this session and its detail lists load on first access. Insert does this too.
+   */
+  attach<T extends object>(entity: T): T {
+    this.#attach(EntityMapping.of(entity.constructor as EntityClass<T>), entity);
+    return entity;
+  }
+
   /** Runs SQL of the application with `:name` parameters and answers the rows as arrays. */
   async query(sql: string, parameters: Readonly<Record<string, unknown>> = {}): Promise<unknown[][]> {
     const positional: unknown[] = [];
