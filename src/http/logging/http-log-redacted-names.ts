@@ -1,5 +1,5 @@
 import { runningServers } from "../running-servers.js";
-import { HttpServerError } from "./http-server-error.js";
+import { HttpServerError } from "../http-errors.js";
 import { logTexts } from "./log-texts.js";
 
 /** Built-in header names whose values never reach a log writer (SPEC.md 2.7 rule 2). */

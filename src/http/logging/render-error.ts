@@ -33,6 +33,15 @@ function message(value: unknown): string {
 }
 
 /**
+ * A `SuppressedError`: the native one (Node 24+) or the stand-in that TypeScript's `using` helpers create on
+ * older runtimes (an `Error` named "SuppressedError" with `error` and `suppressed`).
+ */
+function isSuppressedError(value: unknown): value is Error & { error: unknown; suppressed: unknown } {
+  if (typeof SuppressedError === "function" && value instanceof SuppressedError) return true;
+  return value instanceof Error && value.name === "SuppressedError" && "error" in value && "suppressed" in value;
+}
+
+/**
  * Renders a thrown value to strings on the request path (SPEC.md 6.2 rule 5). The "in flight" error of
  * SPEC.md 2.5 is, in JavaScript, the `cause` of the thrown error (an error raised while handling another
  * one and chained to it), or the `suppressed` error of a `SuppressedError` (an error raised while disposing
@@ -41,7 +50,7 @@ function message(value: unknown): string {
 export function renderError(thrown: unknown): RenderedError {
   let primary = thrown;
   let inFlight: unknown;
-  if (typeof SuppressedError === "function" && thrown instanceof SuppressedError) {
+  if (isSuppressedError(thrown)) {
     primary = thrown.error;
     inFlight = thrown.suppressed;
   } else if (thrown instanceof Error && thrown.cause !== undefined) {
