@@ -1,5 +1,15 @@
 import type { EngineHarness } from "../harness.js";
 import { crudSuite } from "./crud.js";
+import { joinsSuite } from "./joins.js";
+import { relationsSuite } from "./relations.js";
+import { softDeleteSuite } from "./soft-delete.js";
+import { transactionsSuite } from "./transactions.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
-export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [crudSuite];
+export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
+  crudSuite,
+  softDeleteSuite,
+  relationsSuite,
+  joinsSuite,
+  transactionsSuite,
+];

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, describe, it } from "node:test";
+import { Context, Filter } from "tenon";
+import { Company } from "../fixtures.js";
+import type { EngineHarness, TestDatabase } from "../harness.js";
+import { createSchema } from "../schema.js";
+
+/** Explicit transactions, rollback, and transactions of concurrent sessions. */
+export function transactionsSuite(harness: EngineHarness): void {
+  describe(`${harness.name}: transactions`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await harness.open();
+      await createSchema(harness, db);
+    });
+    after(async () => db.close());
+
+    const count = async (name: string): Promise<number> => (await db.rows(`SELECT ID FROM Companies WHERE Name = '${name}'`)).length;
+
+    it("a transaction that throws rolls back every write in it", async () => {
+      await using context = new Context(db.database);
+      await assert.rejects(
+        context.transaction(async () => {
+          for (let i = 0; i < 3; i++) {
+            const company = await context.createEntity(Company);
+            company.name = "Rolled back";
+            await context.insert(company);
+          }
+          throw new Error("changed my mind");
+        }),
+        /changed my mind/,
+      );
+      assert.equal(await count("Rolled back"), 0);
+    });
+
+    it("a transaction that resolves commits every write in it", async () => {
+      await using context = new Context(db.database);
+      const result = await context.transaction(async () => {
+        for (let i = 0; i < 2; i++) {
+          const company = await context.createEntity(Company);
+          company.name = "Committed";
+          await context.insert(company);
+        }
+        return "done";
+      });
+      assert.equal(result, "done");
+      assert.equal(await count("Committed"), 2);
+    });
+
+    it("two transactions that await in the middle do not interleave and both results are right", async () => {
+      const run = async (name: string, rollback: boolean): Promise<void> => {
+        await using context = new Context(db.database);
+        await context.transaction(async () => {
+          const company = await context.createEntity(Company);
+          company.name = name;
+          await context.insert(company);
+          await sleep(30);
+          const again = await context.createEntity(Company);
+          again.name = name;
+          await context.insert(again);
+          await sleep(10);
+          if (rollback) throw new Error("roll back " + name);
+        });
+      };
+      const results = await Promise.allSettled([run("Concurrent kept", false), run("Concurrent dropped", true)]);
+      assert.equal(results[0].status, "fulfilled");
+      assert.equal(results[1].status, "rejected");
+      assert.equal(await count("Concurrent kept"), 2);
+      assert.equal(await count("Concurrent dropped"), 0);
+    });
+
+    it("a statement outside a transaction sees only committed rows of another session's transaction", async () => {
+      await using writer = new Context(db.database);
+      await using reader = new Context(db.database);
+      let seenInside = -1;
+      let reading: Promise<number> | undefined;
+      await writer.transaction(async () => {
+        const company = await writer.createEntity(Company);
+        company.name = "Isolated";
+        await writer.insert(company);
+        reading = reader.selectCount(Company, new Filter().addWhere("Name = :n", { n: "Isolated" }));
+        // The embedded engine holds the reader until the commit; a server engine answers at once.
+        const settled = await Promise.race([reading, sleep(50).then(() => "pending" as const)]);
+        seenInside = settled === "pending" ? 0 : settled;
+      });
+      await reading;
+      assert.equal(seenInside, 0);
+      assert.equal(await count("Isolated"), 1);
+    });
+  });
+}
