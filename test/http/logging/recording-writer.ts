@@ -17,15 +17,18 @@ export class Recording {
   readonly errors: HttpLogError[] = [];
   /** Every call in order, as `kind` strings. */
   readonly calls: string[] = [];
+  /** For every call, the number of the instance that received it (1-based, construction order). */
+  readonly owners: number[] = [];
   /** Instances constructed (the registration probe included). */
   instances = 0;
   /** Instances closed. */
   closed = 0;
   #waiters: { test: () => boolean; resolve: () => void }[] = [];
 
-  record(kind: string, push: () => void): void {
+  record(kind: string, push: () => void, owner = 0): void {
     push();
     this.calls.push(kind);
+    this.owners.push(owner);
     this.#waiters = this.#waiters.filter((waiter) => {
       if (!waiter.test()) return true;
       waiter.resolve();
@@ -64,35 +67,36 @@ export interface RecordingBehaviour {
 
 /** A writer class whose instances record into `recording`. */
 export function recordingWriter(recording: Recording, behaviour: RecordingBehaviour = {}): HttpLogWriterClass {
-  async function gated(kind: string, push: () => void): Promise<void> {
+  async function gated(kind: string, push: () => void, owner: number): Promise<void> {
     const wait = behaviour.gate?.();
     if (wait !== undefined) await wait;
-    recording.record(kind, push);
+    recording.record(kind, push, owner);
   }
   class RecordingWriter extends HttpLogWriter {
+    readonly id: number;
     constructor() {
       super();
-      recording.instances++;
+      this.id = ++recording.instances;
       if (behaviour.failConstructor?.(recording.instances) === true) throw new Error("writer constructor failed");
     }
     override writeAction(action: HttpLogAction): void {
-      recording.record("action", () => recording.actions.push(action));
+      recording.record("action", () => recording.actions.push(action), this.id);
     }
     override writeRequest(request: HttpLogRequest): Promise<void> {
       if (behaviour.throwOnRequest === true) throw new Error("writeRequest failed");
-      return gated("request", () => recording.requests.push(request));
+      return gated("request", () => recording.requests.push(request), this.id);
     }
     override writeResponse(response: HttpLogResponse): Promise<void> {
       if (behaviour.rejectOnResponse === true) return Promise.reject(new Error("writeResponse rejected"));
-      return gated("response", () => recording.responses.push(response));
+      return gated("response", () => recording.responses.push(response), this.id);
     }
     override writeDiscarded(discarded: HttpLogDiscarded): void | Promise<void> {
       if (behaviour.defaultForwarding === true) return super.writeDiscarded(discarded);
-      return gated("discarded", () => recording.discarded.push(discarded));
+      return gated("discarded", () => recording.discarded.push(discarded), this.id);
     }
     override writeError(error: HttpLogError): void | Promise<void> {
       if (behaviour.defaultForwarding === true) return super.writeError(error);
-      return gated("error", () => recording.errors.push(error));
+      return gated("error", () => recording.errors.push(error), this.id);
     }
     override close(): void {
       recording.closed++;

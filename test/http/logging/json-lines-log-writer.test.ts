@@ -1,0 +1,67 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { JsonLinesLogWriter } from "../../../src/http/logging/json-lines-log-writer.js";
+import { HttpLogger } from "../../../src/http/logging/http-logger.js";
+import { HttpLogParameters } from "../../../src/http/logging/http-log-parameters.js";
+import { HttpLogAction, HttpLogDiscarded } from "../../../src/http/logging/http-log-records.js";
+import { fakeRequest } from "./recording-writer.js";
+
+function lines(path: string): Record<string, unknown>[] {
+  return readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+test("the JSON-lines writer appends one object per entry, tagged with its kind", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "http.log");
+  class FileLog extends JsonLinesLogWriter {
+    static override path = path;
+  }
+  const logger = new HttpLogger(FileLog, new HttpLogParameters({ maxContentLength: 1000 }));
+  logger.open({});
+  const request = fakeRequest({ sentMethod: "POST", body: '{"a":1}', headers: [["Authorization", "Bearer x"]] });
+  logger.logRequest(request);
+  logger.logResponse(request, { statusCode: 200, content: "{}", contentType: "application/json", contentEncoding: "" });
+  logger.logError(request, { statusCode: 500, content: "", contentType: "", contentEncoding: "" }, "abc", new Error("boom"));
+  await logger.close();
+  const written = lines(path);
+  assert.deepEqual(written.map((line) => line.log), ["request", "response", "error"]);
+  assert.equal(written[0].content, '{"a":1}');
+  assert.deepEqual(written[0].headers, [{ name: "Authorization", value: "<redacted>" }]);
+  assert.equal(written[2].taskId, "abc");
+  assert.equal(written[2].exceptionMessage, "boom");
+});
+
+test("a missing directory at start-up is survived and the file is opened once it exists", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "later", "http.log");
+  class LateLog extends JsonLinesLogWriter {
+    static override path = path;
+  }
+  const writer = new LateLog();
+  await assert.rejects(async () => writer.writeAction(new HttpLogAction("h", "lost")));
+  mkdirSync(join(dir, "later"));
+  await writer.writeAction(new HttpLogAction("h", "kept"));
+  await writer.writeDiscarded(new HttpLogDiscarded("h", 2));
+  await writer.close();
+  assert.deepEqual(lines(path).map((line) => [line.log, line.message ?? line.count]), [["action", "kept"], ["discarded", 2]]);
+});
+
+test("without a path the JSON-lines writer writes to standard output", () => {
+  const module = fileURLToPath(new URL("../../../src/http/logging/json-lines-log-writer.js", import.meta.url));
+  const records = fileURLToPath(new URL("../../../src/http/logging/http-log-records.js", import.meta.url));
+  const script = `
+    const { JsonLinesLogWriter } = await import(${JSON.stringify(module)});
+    const { HttpLogAction } = await import(${JSON.stringify(records)});
+    new JsonLinesLogWriter().writeAction(new HttpLogAction("h", "to stdout"));`;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  const line = JSON.parse(child.stdout.trim()) as Record<string, unknown>;
+  assert.deepEqual([line.log, line.message], ["action", "to stdout"]);
+});
