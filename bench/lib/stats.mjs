@@ -1,0 +1,34 @@
+// Small statistics for the summary.
+
+/** The median of the finite numbers in `xs`, or null when there is none. */
+export function median(xs) {
+  const v = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const m = v.length >> 1;
+  return v.length % 2 === 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/**
+ * Per scenario and contender: the median over rounds of requests per second, of the ratio to the
+ * baseline measured in the same round, of p50/p99, start-up and peak RSS; plus the rounds themselves.
+ */
+export function summarize(scenarios, runs) {
+  return scenarios.map((s) => {
+    const contenders = {};
+    for (const c of s.contenders) {
+      const mine = runs.filter((r) => r.scenario === s.id && r.contender === c);
+      if (mine.length === 0) continue;
+      const ratios = mine.map((r) => {
+        const base = runs.find((b) => b.scenario === s.id && b.contender === 'raw' && b.round === r.round);
+        return base && base.rps > 0 ? r.rps / base.rps : null;
+      });
+      contenders[c] = {
+        rps: median(mine.map((r) => r.rps)), ratio: median(ratios), p50Ms: median(mine.map((r) => r.p50Ms)),
+        p99Ms: median(mine.map((r) => r.p99Ms)), startupMs: median(mine.map((r) => r.startupMs)),
+        peakRssMiB: median(mine.map((r) => r.peakRssMiB)), errors: mine.reduce((a, r) => a + r.errors, 0),
+        requests: mine.reduce((a, r) => a + r.requests, 0), rounds: mine.length,
+      };
+    }
+    return { id: s.id, title: s.title, db: s.db ?? 'sqlite', connections: s.connections, rows: s.rows, relatesTo: s.relatesTo, contenders };
+  });
+}

@@ -1,0 +1,146 @@
+// The benchmark harness of issue 8. Run from the repository root with `npm run bench [-- options]`.
+//   --quick               1 round, 2 s runs, 1 s warm-up (for development; writes results/quick.*)
+//   --rounds N            rounds, contenders interleaved in each (default 3)
+//   --duration S          seconds measured per run (default 10)     --warmup S   warm-up seconds (default 3)
+//   --connections N       connections of the load (default 50)      --rows N     table size (default 10000)
+//   --scenario A,B        scenario ids, or prefixes (S7 = S7-*, PG = PG-*, S3 = S3 and its series)
+//   --contenders a,b      contender ids (raw tenon fastify nest express)
+//   --loader wrk|autocannon   --out NAME (results/NAME.json|svg)   --cpu-prof ID (profile that contender)
+//   --keep-data           leave the PostgreSQL schema tenon_bench in place
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { BENCH_DIR, CONTENDERS, ROOT_DIR, frameworkVersions } from './lib/contenders.mjs';
+import { copySqlite, dropPgDataset, pgDataset, removeSqlite, sqliteDataset } from './lib/dataset.mjs';
+import { pickLoader, runLoad } from './lib/load.mjs';
+import { requestSource } from './lib/requests.mjs';
+import { markdown, svgChart, textTable } from './lib/report.mjs';
+import { allScenarios, selectScenarios } from './lib/scenarios.mjs';
+import { peakRssMiB, startServer } from './lib/server-process.mjs';
+import { summarize } from './lib/stats.mjs';
+
+const { values: o } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, duration: { type: 'string' },
+    warmup: { type: 'string' }, connections: { type: 'string', default: '50' }, rows: { type: 'string', default: '10000' },
+    scenario: { type: 'string', multiple: true, default: [] }, contenders: { type: 'string', multiple: true, default: [] },
+    loader: { type: 'string', default: 'auto' }, out: { type: 'string' }, 'cpu-prof': { type: 'string' },
+    'keep-data': { type: 'boolean', default: false }, threads: { type: 'string', default: '1' },
+  },
+});
+const list = (xs) => xs.flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+const opts = {
+  rounds: Number(o.rounds ?? (o.quick ? 1 : 3)), duration: Number(o.duration ?? (o.quick ? 2 : 10)),
+  warmup: Number(o.warmup ?? (o.quick ? 1 : 3)), connections: Number(o.connections), rows: Number(o.rows),
+  threads: Number(o.threads), scenarios: list(o.scenario), contenders: list(o.contenders),
+};
+const outName = o.out ?? (o.quick ? 'quick' : 'latest');
+const RESULTS = path.join(BENCH_DIR, 'results');
+const TMP = path.join(RESULTS, 'tmp');
+fs.mkdirSync(TMP, { recursive: true });
+
+const loader = pickLoader(o.loader === 'auto' ? undefined : o.loader);
+const scenarios = selectScenarios(allScenarios(opts.rows), opts.scenarios);
+
+// Contenders: the ones asked for, available (Tenon once the framework is built), prepared once.
+const wanted = new Set(opts.contenders.length ? opts.contenders : CONTENDERS.map((c) => c.id));
+const ready = new Map();
+for (const c of CONTENDERS) {
+  if (!wanted.has(c.id)) continue;
+  if (c.available && !c.available()) { console.log(`- ${c.label}: not available yet, skipped`); continue; }
+  try { c.prepare?.(); ready.set(c.id, c); } catch (e) { console.log(`- ${c.label}: could not be prepared, skipped\n${e.message}`); }
+}
+
+const cpus = os.cpus();
+const meta = {
+  date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+  machine: `${cpus.length} × ${cpus[0]?.model?.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
+  node: process.version, cpuCount: cpus.length, cpuModel: cpus[0]?.model?.trim(), platform: `${os.platform()} ${os.release()}`,
+  loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+  command: process.env.BENCH_COMMAND ?? `node ${path.relative(ROOT_DIR, process.argv[1])} ${process.argv.slice(2).join(' ')}`.trim(),
+  loader: `${loader.version}${loader.name === 'wrk' ? `, ${opts.threads} thread` : ''}`,
+  connections: opts.connections, duration: opts.duration, warmup: opts.warmup, rounds: opts.rounds, rows: opts.rows,
+  versions: frameworkVersions(), contenders: [...ready.keys()],
+};
+console.log(`Tenon bench: ${meta.machine}, Node ${meta.node}, ${meta.loader}`);
+console.log(`${opts.rounds} round(s), ${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections, ${opts.rows} rows; scenarios ${scenarios.map((s) => s.id).join(' ')}`);
+
+/** One request from the spec, to see that a server answers it before loading it. */
+function probe(port, spec) {
+  const r = requestSource(spec)();
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, headers: r.headers ?? {}, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode, body: body.slice(0, 300) }));
+    });
+    req.on('error', (e) => resolve({ status: 0, body: e.message }));
+    req.end(r.body);
+  });
+}
+
+const runs = [];
+const failures = [];
+let pg = null;
+const started = Date.now();
+try {
+  for (const s of scenarios) {
+    const ids = s.contenders.filter((id) => ready.has(id));
+    if (ids.length === 0) continue;
+    const rows = s.rows ?? opts.rows;
+    const db = s.db ?? 'sqlite';
+    const pristine = db === 'sqlite' ? sqliteDataset(TMP, rows) : null;
+    if (db === 'postgres' && pg === null) pg = await pgDataset(opts.rows);
+    const connections = s.connections ?? opts.connections;
+    for (let round = 0; round < opts.rounds; round++) {
+      // Interleaved: every round runs each contender once, starting one further along each time.
+      const order = ids.map((_, i) => ids[(i + round) % ids.length]);
+      for (const id of order) {
+        const c = ready.get(id);
+        const tag = `${s.id} ${c.label} round ${round + 1}`;
+        let file = pristine;
+        if (db === 'sqlite' && s.write) file = copySqlite(pristine, path.join(TMP, `write-${id}.sqlite`));
+        if (db === 'postgres' && s.write) await pg.reset();
+        const logFile = path.join(TMP, `http-${id}.log`);
+        fs.rmSync(logFile, { force: true });
+        const env = { BENCH_DB: db, BENCH_SQLITE_PATH: file ?? '', BENCH_PG_URL: pg?.url ?? '', BENCH_PG_SCHEMA: pg?.schema ?? 'tenon_bench',
+          BENCH_LOG: '', BENCH_LOG_FILE: logFile, BENCH_ROUTES: '0', ...s.env, ...s.envFor?.[id] };
+        const nodeArgs = o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}-r${round + 1}.cpuprofile`] : [];
+        let server = null;
+        try {
+          server = await startServer({ args: c.args, cwd: BENCH_DIR, env, nodeArgs });
+          if (!s.write) {
+            const p = await probe(server.port, s.spec);
+            if (p.status !== 200) console.log(`  ! ${tag}: probe answered ${p.status} ${p.body}`);
+          }
+          await runLoad({ loader, port: server.port, spec: s.warmSpec ?? s.spec, connections, seconds: opts.warmup, threads: opts.threads, scriptDir: TMP });
+          const r = await runLoad({ loader, port: server.port, spec: s.spec, connections, seconds: opts.duration, threads: opts.threads, scriptDir: TMP });
+          const run = { scenario: s.id, contender: id, round: round + 1, ...r, startupMs: server.startupMs, peakRssMiB: peakRssMiB(server.pid) };
+          runs.push(run);
+          console.log(`  ${tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ''}`);
+        } catch (e) {
+          failures.push({ scenario: s.id, contender: id, round: round + 1, error: String(e.message ?? e).slice(0, 2000) });
+          console.log(`  ! ${tag}: ${e.message}`);
+        } finally {
+          await server?.stop();
+          if (db === 'sqlite' && s.write) removeSqlite(file);
+          fs.rmSync(logFile, { force: true });
+        }
+      }
+    }
+  }
+} finally {
+  if (pg !== null && !o['keep-data']) await dropPgDataset().catch((e) => console.log(`could not drop tenon_bench: ${e.message}`));
+}
+
+const summary = summarize(scenarios, runs);
+meta.elapsedSeconds = Math.round((Date.now() - started) / 1000);
+console.log(`\n${textTable(summary)}\n`);
+const result = { meta, options: opts, summary, runs, failures };
+fs.writeFileSync(path.join(RESULTS, `${outName}.json`), `${JSON.stringify(result, null, 2)}\n`);
+fs.writeFileSync(path.join(RESULTS, `${outName}.svg`), svgChart(summary, meta));
+fs.writeFileSync(path.join(RESULTS, `${outName}.md`), markdown(summary, meta));
+console.log(`wrote bench/results/${outName}.json, .svg and .md (${meta.elapsedSeconds} s)`);
+if (failures.length) { console.log(`${failures.length} run(s) failed`); process.exitCode = 1; }
