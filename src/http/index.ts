@@ -3,7 +3,20 @@
  * entity reader and writer.
  * @packageDocumentation
  */
-export {};
+export { HttpServer } from "./http-server.js";
+export { HttpRequest, type HttpNameValue } from "./http-request.js";
+export { HttpResponse } from "./http-response.js";
+export { HttpUser } from "./http-user.js";
+export { HttpCorsConfig } from "./http-cors-config.js";
+export { HttpController, type HttpControllerClass } from "./http-controller.js";
+export { HttpError, HttpServerError, HttpNotFoundError, HttpUnauthorizedError, HttpForbiddenError, HttpMethodNotAllowedError } from "./http-errors.js";
+export { Uri, Get, Post, Put, Delete, AuthorizationType, Area, HttpAuthorizationType, type HttpRouteMethod, type HttpRouteOptions, type HttpMethodDecorator, type HttpClassDecorator, type HttpClassOrMethodDecorator } from "./routing/route-decorators.js";
+export { HttpRouter, type HttpRouteMatch, type HttpRouterMethod } from "./routing/http-router.js";
+export { HttpAuthentication, type HttpAuthenticationClass } from "./auth/http-authentication.js";
+export { BasicAuthentication } from "./auth/basic-authentication.js";
+export { BearerAuthentication } from "./auth/bearer-authentication.js";
+export { JwtKeyring, type JwtPayload, type JwtAlgorithm, type JwtSignOptions } from "./auth/jwt-keyring.js";
+export { constantTimeEquals } from "./auth/constant-time.js";
 export { HttpLogger, type HttpLoggerOptions, type LoggedRequest, type LoggedResponse, type LoggedUser } from "./logging/http-logger.js";
 export { HttpLogParameters, type HttpLogParameterOptions } from "./logging/http-log-parameters.js";
 export { HttpLogWriter, type HttpLogWriterClass } from "./logging/http-log-writer.js";

@@ -1,0 +1,88 @@
+import { createPrivateKey, createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
+import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from "jose";
+import { HttpServerError } from "../http-errors.js";
+import { HttpTexts } from "../http-texts.js";
+
+/** The claims of a JSON Web Token. */
+export type JwtPayload = JWTPayload;
+
+/** The algorithms a keyring accepts. */
+export type JwtAlgorithm = "HS256" | "RS256";
+
+interface KeyEntry {
+  readonly algorithm: JwtAlgorithm;
+  readonly verifyKey: KeyObject;
+  readonly signKey: KeyObject | undefined;
+}
+
+/** Options of `JwtKeyring.sign`. */
+export interface JwtSignOptions {
+  /** The key id to sign with; default the first key added that can sign. */
+  readonly kid?: string;
+  /** Lifetime: seconds, or a jose time span such as `"15m"`; default `"1h"`. */
+  readonly expiresIn?: number | string;
+}
+
+const minimumSecretBytes = 32;
+
+/**
+ * The keys of a bearer authentication, by key id (`kid`): HS256 shared secrets and RS256 key pairs, on the
+ * `jose` library. Verification takes the key named by the token's `kid` (or the only key when the token
+ * names none), insists that the token's `alg` is that key's algorithm (no algorithm confusion), checks the
+ * signature and honours `exp` and `nbf`. Build it once at start-up; it is safe to share between requests.
+ */
+export class JwtKeyring {
+  readonly #keys = new Map<string, KeyEntry>();
+
+  /** Adds an HS256 secret (at least 32 bytes) under `kid`. */
+  addHs256(kid: string, secret: string | Uint8Array): this {
+    const bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret);
+    if (bytes.length < minimumSecretBytes) {
+      throw new HttpServerError(`The HS256 secret of key '${kid}' must be at least ${minimumSecretBytes} bytes.`);
+    }
+    const key = createSecretKey(bytes);
+    return this.#add(kid, { algorithm: "HS256", verifyKey: key, signKey: key });
+  }
+
+  /** Adds an RS256 public key (PEM or KeyObject) under `kid`, and its private key when this side signs. */
+  addRs256(kid: string, publicKey: string | KeyObject, privateKey?: string | KeyObject): this {
+    const verifyKey = typeof publicKey === "string" ? createPublicKey(publicKey) : publicKey;
+    const signKey = privateKey === undefined ? undefined : typeof privateKey === "string" ? createPrivateKey(privateKey) : privateKey;
+    return this.#add(kid, { algorithm: "RS256", verifyKey, signKey });
+  }
+
+  #add(kid: string, entry: KeyEntry): this {
+    if (this.#keys.has(kid)) throw new HttpServerError(`The key id '${kid}' was already added.`);
+    this.#keys.set(kid, entry);
+    return this;
+  }
+
+  /** Signs `payload` as a compact JWT with `kid` in its header; `iat` and `exp` are set. */
+  async sign(payload: JwtPayload, options: JwtSignOptions = {}): Promise<string> {
+    let kid = options.kid;
+    if (kid === undefined) for (const [id, entry] of this.#keys) if (entry.signKey !== undefined) { kid = id; break; }
+    const entry = kid === undefined ? undefined : this.#keys.get(kid);
+    if (kid === undefined || entry?.signKey === undefined) throw new HttpServerError(HttpTexts.bearerNoKey);
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: entry.algorithm, kid, typ: "JWT" })
+      .setIssuedAt()
+      .setExpirationTime(options.expiresIn ?? "1h")
+      .sign(entry.signKey);
+  }
+
+  /** Verifies a compact JWT and returns its claims; throws when the signature, key or lifetime is wrong. */
+  async verify(token: string): Promise<JwtPayload> {
+    const { payload } = await jwtVerify(token, (header: JWTHeaderParameters) => this.#keyFor(header), {
+      algorithms: ["HS256", "RS256"],
+    });
+    return payload;
+  }
+
+  #keyFor(header: JWTHeaderParameters): KeyObject {
+    let entry: KeyEntry | undefined;
+    if (header.kid !== undefined) entry = this.#keys.get(header.kid);
+    else if (this.#keys.size === 1) entry = this.#keys.values().next().value;
+    if (entry === undefined || entry.algorithm !== header.alg) throw new HttpServerError(HttpTexts.bearerNoKey);
+    return entry.verifyKey;
+  }
+}

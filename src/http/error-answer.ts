@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import { ConcurrentUpdateError, EntityNotFoundError, InvalidInputError, ValidationError, type ValidationFailure } from "../errors.js";
+import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
+import { HttpStatus, HttpTexts } from "./http-texts.js";
+
+/** What an error is answered with (API.md "Error bodies"). @internal */
+export interface ErrorAnswer {
+  readonly status: number;
+  /** The JSON body. */
+  readonly body: string;
+  /** Extra headers (`WWW-Authenticate`, `Allow`). */
+  readonly headers: readonly (readonly [string, string])[];
+  /** The task id of a 5xx answer ('' below 500). */
+  readonly taskId: string;
+}
+
+/** A fresh task id: 32 lower-case hex digits. @internal */
+export function newTaskId(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** The constant body of every answer with status >= 500. @internal */
+export function serverErrorBody(status: number, taskId: string): string {
+  return JSON.stringify({ status, message: HttpTexts.internalServerError, taskId });
+}
+
+function clientError(status: number, message: string, headers: readonly (readonly [string, string])[] = [], errors?: readonly ValidationFailure[]): ErrorAnswer {
+  const body = errors === undefined
+    ? JSON.stringify({ status, message })
+    : JSON.stringify({ status, message, errors: errors.map(({ property, column, message: text }) => ({ property, column, message: text })) });
+  return { status, body, headers, taskId: "" };
+}
+
+/**
+ * Maps what a request raised to its answer: the HTTP errors to their status, the ORM's errors to 404, 409,
+ * 422 and 400, anything else to 500. A status >= 500 always gets the constant body with a task id.
+ * @internal
+ */
+export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
+  let status: number = HttpStatus.internalServerError;
+  if (error instanceof HttpUnauthorizedError) {
+    return clientError(HttpStatus.unauthorized, HttpTexts.unauthorized(path), [["WWW-Authenticate", error.challenge]]);
+  } else if (error instanceof HttpForbiddenError) {
+    return clientError(HttpStatus.forbidden, HttpTexts.forbidden(path));
+  } else if (error instanceof HttpMethodNotAllowedError) {
+    return clientError(error.status, error.message, error.allow.length > 0 ? [["Allow", error.allow.join(", ")]] : []);
+  } else if (error instanceof HttpError) {
+    status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : HttpStatus.internalServerError;
+    if (status < 500) return clientError(status, error.message);
+  } else if (error instanceof EntityNotFoundError) {
+    return clientError(HttpStatus.notFound, error.message);
+  } else if (error instanceof ConcurrentUpdateError) {
+    return clientError(HttpStatus.conflict, error.message);
+  } else if (error instanceof ValidationError) {
+    return clientError(HttpStatus.unprocessableEntity, error.message, [], error.errors);
+  } else if (error instanceof InvalidInputError) {
+    return clientError(HttpStatus.badRequest, error.message);
+  }
+  const taskId = newTaskId();
+  return { status, body: serverErrorBody(status, taskId), headers: [], taskId };
+}

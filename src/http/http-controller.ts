@@ -1,0 +1,27 @@
+import type { HttpRequest } from "./http-request.js";
+import type { HttpResponse } from "./http-response.js";
+
+/**
+ * Base class of controllers (SPEC.md 2.4 FRequest, FResponse, FContext). The server builds one instance per
+ * request that reaches one of its routes, after authentication and the area check, and calls the method
+ * the route names with the placeholder values as arguments. A handler may be async. When it returns a
+ * value other than `undefined` and has not assigned `this.response.content`, the value is sent as JSON.
+ */
+export abstract class HttpController<C> {
+  /** The per-request context. */
+  protected readonly context: C;
+  /** The request. */
+  protected readonly request: HttpRequest;
+  /** The response the handler fills. */
+  protected readonly response: HttpResponse;
+
+  /** Called by the server; subclasses that add a constructor pass the three arguments on. */
+  constructor(context: C, request: HttpRequest, response: HttpResponse) {
+    this.context = context;
+    this.request = request;
+    this.response = response;
+  }
+}
+
+/** A concrete controller class for context type C. */
+export type HttpControllerClass<C> = new (context: C, request: HttpRequest, response: HttpResponse) => HttpController<C>;

@@ -1,0 +1,65 @@
+import { TenonError } from "../errors.js";
+import { HttpStatus, HttpTexts } from "./http-texts.js";
+
+/**
+ * An error that carries the HTTP status it is answered with. A handler may throw one with any status;
+ * a 4xx answers `{"status", "message"}` with this message, a 5xx answers the constant body (the message
+ * goes only to the log).
+ */
+export class HttpError extends TenonError {
+  /** The status code of the answer. */
+  readonly status: number;
+  /** @param status the HTTP status code. @param message the text of the answer (4xx) or of the log (5xx). */
+  constructor(status: number, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+/**
+ * A refused server configuration (SPEC.md ETHttpServerException): a change after `start()`, an invalid
+ * bind address, a route shape the router refuses, or a `start()` whose preconditions fail. Thrown to the
+ * application, not answered to clients (inside a handler it would be a 500 like any other error).
+ */
+export class HttpServerError extends TenonError {}
+
+/** An absent entity (SPEC.md ETHttpNotFound): answered 404 `Entity <id> not found.` */
+export class HttpNotFoundError extends HttpError {
+  /** @param id the id that was looked up. */
+  constructor(id: string | number) {
+    super(HttpStatus.notFound, HttpTexts.entityNotFound(id));
+  }
+}
+
+/**
+ * The caller is not authenticated: answered 401 `Access unauthorized: <path>.` with a `WWW-Authenticate`
+ * header. The message given here goes to the log only, never to the client.
+ */
+export class HttpUnauthorizedError extends HttpError {
+  /** The value of the `WWW-Authenticate` header, such as `Bearer` or `Basic realm="tenon"`. */
+  readonly challenge: string;
+  /** @param challenge the `WWW-Authenticate` value. @param reason why (for the log). */
+  constructor(challenge = "Bearer", reason = "Unauthorized.") {
+    super(HttpStatus.unauthorized, reason);
+    this.challenge = challenge;
+  }
+}
+
+/** The caller is known but not allowed: answered 403 `Access forbidden: <path>.` (the message is for the log). */
+export class HttpForbiddenError extends HttpError {
+  /** @param reason why (for the log). */
+  constructor(reason = "Forbidden.") {
+    super(HttpStatus.forbidden, reason);
+  }
+}
+
+/** No route at the address answers the method: answered 405 with `Allow` listing the methods it answers (none for HEAD, PATCH, TRACE...). */
+export class HttpMethodNotAllowedError extends HttpError {
+  /** The methods the address answers; empty for a method the server never routes. */
+  readonly allow: readonly string[];
+  /** @param method the method asked. @param path the address. @param allow the methods it answers. */
+  constructor(method: string, path: string, allow: readonly string[]) {
+    super(HttpStatus.methodNotAllowed, HttpTexts.methodNotAllowed(method, path));
+    this.allow = allow;
+  }
+}

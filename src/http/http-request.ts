@@ -1,0 +1,180 @@
+import type { IncomingMessage } from "node:http";
+import { clientIpOf } from "./client-ip.js";
+import { HttpError } from "./http-errors.js";
+import { HttpStatus, HttpTexts } from "./http-texts.js";
+import type { HttpUser } from "./http-user.js";
+
+/** A name and its value: one header or one query-string parameter. */
+export type HttpNameValue = readonly [name: string, value: string];
+
+const emptyBody = Buffer.alloc(0);
+
+/**
+ * One request as the application sees it (SPEC.md 2.4 TTHttpRequest). Everything that costs something
+ * (the header list, the parameters, the client address, the JSON value) is computed on first use.
+ *
+ * Repeated headers keep their first occurrence, names compared without case; later ones are dropped from
+ * `header()` and from `headers` alike (SPEC.md 2.5 rule 4). Query parameters follow the same rule, with
+ * names compared as sent.
+ */
+export class HttpRequest {
+  /** The method the route was resolved with (the override when one was accepted). */
+  readonly method: string;
+  /** The method on the request line. */
+  readonly sentMethod: string;
+  /** The request target as sent: path and query. */
+  readonly uri: string;
+  /** The TCP peer address, always the raw socket address ('' once the socket is gone). */
+  readonly remoteIp: string;
+  /** The raw body (empty when none; cut at the ceiling when the connection was dropped for its size). */
+  readonly body: Buffer;
+  /** The authenticated caller, filled by the authentication class; undefined for anonymous requests. */
+  user: HttpUser | undefined = undefined;
+
+  readonly #raw: IncomingMessage;
+  #path: string | undefined;
+  #clientIp: string | undefined;
+  #headers: readonly HttpNameValue[] | undefined;
+  #headerMap: Map<string, string> | undefined;
+  #params: readonly HttpNameValue[] | undefined;
+  #json: unknown;
+  #jsonRead = false;
+
+  /** @internal Built by the server once the body is read. */
+  constructor(raw: IncomingMessage, method: string, body: Buffer | undefined) {
+    this.#raw = raw;
+    this.sentMethod = raw.method ?? "";
+    this.method = method;
+    this.uri = raw.url ?? "/";
+    this.remoteIp = raw.socket.remoteAddress ?? "";
+    this.body = body ?? emptyBody;
+  }
+
+  /** True when `method` differs from `sentMethod` (an accepted method override, SPEC.md 4.4). */
+  get isMethodOverridden(): boolean {
+    return this.method !== this.sentMethod;
+  }
+
+  /** The `Host` header ('' when absent). */
+  get host(): string {
+    return this.header("host") ?? "";
+  }
+
+  /** The path without the query string, percent-decoded (as sent when it cannot be decoded). */
+  get path(): string {
+    if (this.#path === undefined) {
+      const query = this.uri.indexOf("?");
+      const raw = query < 0 ? this.uri : this.uri.slice(0, query);
+      this.#path = raw;
+      if (raw.includes("%")) {
+        try {
+          this.#path = decodeURIComponent(raw);
+        } catch {
+          // a malformed escape: keep the path as sent
+        }
+      }
+    }
+    return this.#path;
+  }
+
+  /** The query string without its `?` ('' when none). */
+  get query(): string {
+    const query = this.uri.indexOf("?");
+    return query < 0 ? "" : this.uri.slice(query + 1);
+  }
+
+  /** The client address: `remoteIp`, or behind a loopback proxy the last `X-Forwarded-For` entry (SPEC.md 2.4). */
+  get clientIp(): string {
+    this.#clientIp ??= clientIpOf(this.remoteIp, this.header("x-forwarded-for"));
+    return this.#clientIp;
+  }
+
+  /** The `Content-Type` header ('' when absent). */
+  get contentType(): string {
+    return this.header("content-type") ?? "";
+  }
+
+  /** The number of body bytes read. */
+  get contentLength(): number {
+    return this.body.length;
+  }
+
+  /** The body as UTF-8 text. */
+  get text(): string {
+    return this.body.toString("utf8");
+  }
+
+  /**
+   * The body as a JSON value, parsed on first use. An empty body reads as `{}`; a leading BOM is accepted;
+   * malformed JSON throws an `HttpError` 400.
+   */
+  get jsonContent(): unknown {
+    if (!this.#jsonRead) {
+      this.#json = parseJsonBody(this.body);
+      this.#jsonRead = true;
+    }
+    return this.#json;
+  }
+
+  /** The value of the first header called `name` (compared without case), or undefined. */
+  header(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    if (this.#headerMap !== undefined) return this.#headerMap.get(lower);
+    const raw = this.#raw.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const candidate = raw[i];
+      if (candidate.length === lower.length && candidate.toLowerCase() === lower) return raw[i + 1];
+    }
+    return undefined;
+  }
+
+  /** Every header in the order sent, a repeated name kept only at its first occurrence. */
+  get headers(): readonly HttpNameValue[] {
+    if (this.#headers === undefined) {
+      const map = new Map<string, string>();
+      const list: HttpNameValue[] = [];
+      const raw = this.#raw.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) {
+        const lower = raw[i].toLowerCase();
+        if (map.has(lower)) continue;
+        map.set(lower, raw[i + 1]);
+        list.push([raw[i], raw[i + 1]]);
+      }
+      this.#headerMap = map;
+      this.#headers = Object.freeze(list);
+    }
+    return this.#headers;
+  }
+
+  /** The query-string parameters, decoded, a repeated name kept only at its first occurrence. */
+  get params(): readonly HttpNameValue[] {
+    if (this.#params === undefined) {
+      const seen = new Set<string>();
+      const list: HttpNameValue[] = [];
+      for (const [name, value] of new URLSearchParams(this.query)) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        list.push([name, value]);
+      }
+      this.#params = Object.freeze(list);
+    }
+    return this.#params;
+  }
+
+  /** The value of the query parameter `name`, or undefined. */
+  param(name: string): string | undefined {
+    for (const [candidate, value] of this.params) if (candidate === name) return value;
+    return undefined;
+  }
+}
+
+function parseJsonBody(body: Buffer): unknown {
+  let text = body.toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new HttpError(HttpStatus.badRequest, HttpTexts.malformedJson, { cause: error });
+  }
+}

@@ -1,0 +1,70 @@
+import type { HttpNameValue } from "./http-request.js";
+import { HttpDefaults, HttpStatus } from "./http-texts.js";
+
+/**
+ * The answer a handler builds (SPEC.md 2.4 TTHttpResponse). The server sends it after the handler
+ * returns: `statusCode` (200 unless set), `content` as UTF-8 with a `Content-Length`, `contentType`
+ * (JSON by default when there is content), and the headers set with `setHeader`.
+ *
+ * When an error is answered instead, the headers and content type the handler set are dropped, and this
+ * object is rewritten to hold what was actually sent (so the log sees the error body).
+ */
+export class HttpResponse {
+  /** The value of the `Server` header on every response; an empty string omits the header. */
+  static serverHeader: string = HttpDefaults.serverHeader;
+
+  /** The status code (200 unless the handler sets one). */
+  statusCode: number = HttpStatus.ok;
+  /** The media type of `content` ('' reads as `application/json; charset=utf-8` when there is content). */
+  contentType = "";
+  /** The `Content-Encoding` of the body ('' when none). */
+  contentEncoding = "";
+  #content = "";
+  #contentAssigned = false;
+  #headers: Map<string, HttpNameValue> | undefined;
+
+  /** The body text sent to the client. */
+  get content(): string {
+    return this.#content;
+  }
+  set content(value: string) {
+    this.#content = value;
+    this.#contentAssigned = true;
+  }
+
+  /** True once `content` was assigned (a handler's return value is then not serialized). */
+  get isContentAssigned(): boolean {
+    return this.#contentAssigned;
+  }
+
+  /** Sets (or replaces) a header; names compare without case. */
+  setHeader(name: string, value: string): void {
+    this.#headers ??= new Map();
+    this.#headers.set(name.toLowerCase(), [name, value]);
+  }
+
+  /** The value of the header `name` set by the handler, or undefined. */
+  header(name: string): string | undefined {
+    return this.#headers?.get(name.toLowerCase())?.[1];
+  }
+
+  /** Removes the header `name`. */
+  removeHeader(name: string): void {
+    this.#headers?.delete(name.toLowerCase());
+  }
+
+  /** The headers set by the handler (not the ones the server adds: Server, Content-Length, CORS). */
+  get headers(): readonly HttpNameValue[] {
+    return this.#headers === undefined ? [] : [...this.#headers.values()];
+  }
+
+  /** @internal Drops everything the handler set, before an error answer is written. */
+  reset(statusCode: number, content: string, contentType: string): void {
+    this.#headers = undefined;
+    this.statusCode = statusCode;
+    this.contentType = contentType;
+    this.contentEncoding = "";
+    this.#content = content;
+    this.#contentAssigned = true;
+  }
+}

@@ -1,0 +1,321 @@
+import { createServer, type Server } from "node:http";
+import { isIP } from "node:net";
+import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
+import type { HttpControllerClass } from "./http-controller.js";
+import { HttpCorsConfig } from "./http-cors-config.js";
+import { HttpServerError } from "./http-errors.js";
+import type { HttpRequest } from "./http-request.js";
+import type { HttpResponse } from "./http-response.js";
+import { HttpDefaults, HttpTexts } from "./http-texts.js";
+import { HttpLogger, type HttpLogParameters, type HttpLogWriterClass } from "./logging/http-logger.js";
+import { RequestPipeline, type RouteTarget } from "./request-pipeline.js";
+import { controllerRoutesOf, controllerUriOf } from "./routing/controller-routes.js";
+import { HttpRouter } from "./routing/http-router.js";
+import { HttpAuthorizationType } from "./routing/route-decorators.js";
+import { runningServers } from "./running-servers.js";
+
+interface Registration<C> {
+  readonly controller: HttpControllerClass<C>;
+  readonly uri: string;
+}
+
+/**
+ * The HTTP server (SPEC.md 2.1, 3). Configure it, register controllers and an authentication class, then
+ * `start()`. For every request other than a CORS preflight it builds a fresh context with
+ * `new ContextClass()`, resolves the route, authenticates, checks areas and calls the handler; the context
+ * is disposed (`Symbol.asyncDispose` or `Symbol.dispose`, when it has one) after the response is sent.
+ * A context class with `attachRequest(request, response)` gets it called right after construction.
+ *
+ * Settings refuse changes while the server runs (`HttpServerError`), except `cors` and
+ * `HttpResponse.serverHeader`, which must simply not be changed then. After `stop()` they can change again.
+ */
+export class HttpServer<C> {
+  /** CORS settings (not guarded: assign before `start()`). */
+  readonly cors = new HttpCorsConfig();
+  /** How long `stop()` lets requests in flight finish before it closes their connections, in ms. */
+  stopGracePeriod: number = HttpDefaults.stopGracePeriodMs;
+
+  readonly #contextClass: new () => C;
+  #baseUri = "";
+  #port = 0;
+  #boundPort = 0;
+  #allowAnonymous = false;
+  #allowMethodOverride = false;
+  #maxRequestContentLength: number = HttpDefaults.maxRequestContentLength;
+  #onCanLog: ((request: HttpRequest) => boolean) | undefined;
+  #onRedactContent: ((request: HttpRequest, content: string) => string) | undefined;
+  readonly #bindAddresses: string[] = [];
+  readonly #registrations: Registration<C>[] = [];
+  #authentication: HttpAuthenticationClass<C> | undefined;
+  #logger: HttpLogger<HttpRequest, HttpResponse> | undefined;
+  #servers: Server[] = [];
+  #pipeline: RequestPipeline<C> | undefined;
+  #state: "stopped" | "starting" | "running" | "stopping" = "stopped";
+
+  /** @param contextClass the per-request context class, built with no arguments for every request. */
+  constructor(contextClass: new () => C) {
+    this.#contextClass = contextClass;
+  }
+
+  /** True between a successful `start()` and `stop()`. */
+  get isRunning(): boolean {
+    return this.#state !== "stopped";
+  }
+
+  #guard(setting: string): void {
+    if (this.#state !== "stopped") throw new HttpServerError(HttpTexts.refusedWhileRunning(setting));
+  }
+
+  /** Prefix of every route, such as `/api` (a leading `/` is added; '' registers routes as declared; a scheme is refused). */
+  get baseUri(): string {
+    return this.#baseUri;
+  }
+  set baseUri(value: string) {
+    this.#guard("baseUri");
+    const trimmed = value.trim();
+    if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) throw new HttpServerError(HttpTexts.baseUriWithScheme(value));
+    let uri = trimmed.replace(/\/+$/, "");
+    if (uri !== "" && !uri.startsWith("/")) uri = "/" + uri;
+    this.#baseUri = uri;
+  }
+
+  /** The listening port (0: an ephemeral port; while running, reads the port actually bound). */
+  get port(): number {
+    return this.#state === "running" && this.#port === 0 ? this.#boundPort : this.#port;
+  }
+  set port(value: number) {
+    this.#guard("port");
+    if (!Number.isInteger(value) || value < 0 || value > 65535) throw new HttpServerError(HttpTexts.invalidPort(value));
+    this.#port = value;
+  }
+
+  /** Serve every route without authentication, so `start()` needs no authentication class (areas still apply). */
+  get allowAnonymous(): boolean {
+    return this.#allowAnonymous;
+  }
+  set allowAnonymous(value: boolean) {
+    this.#guard("allowAnonymous");
+    this.#allowAnonymous = value;
+  }
+
+  /** Accept the method-override headers on POST (SPEC.md 4.4); default false: such a request answers 400. */
+  get allowMethodOverride(): boolean {
+    return this.#allowMethodOverride;
+  }
+  set allowMethodOverride(value: boolean) {
+    this.#guard("allowMethodOverride");
+    this.#allowMethodOverride = value;
+  }
+
+  /** The largest request body accepted, in bytes (default 1048576; 0 accepts any size). */
+  get maxRequestContentLength(): number {
+    return this.#maxRequestContentLength;
+  }
+  set maxRequestContentLength(value: number) {
+    this.#guard("maxRequestContentLength");
+    if (!Number.isSafeInteger(value) || value < 0) throw new HttpServerError(HttpTexts.invalidMaxContentLength(value));
+    this.#maxRequestContentLength = value;
+  }
+
+  /** Asked before a log entry is built; false skips it (SPEC.md 2.1 OnCanLog). */
+  get onCanLog(): ((request: HttpRequest) => boolean) | undefined {
+    return this.#onCanLog;
+  }
+  set onCanLog(value: ((request: HttpRequest) => boolean) | undefined) {
+    this.#guard("onCanLog");
+    this.#onCanLog = value;
+  }
+
+  /** Returns the text to log for a request or response body (SPEC.md 2.1 OnRedactContent). */
+  get onRedactContent(): ((request: HttpRequest, content: string) => string) | undefined {
+    return this.#onRedactContent;
+  }
+  set onRedactContent(value: ((request: HttpRequest, content: string) => string) | undefined) {
+    this.#guard("onRedactContent");
+    this.#onRedactContent = value;
+  }
+
+  /** The bind addresses added so far. */
+  get bindAddresses(): readonly string[] {
+    return [...this.#bindAddresses];
+  }
+
+  /**
+   * Adds a listening address: an IPv4 or IPv6 literal, without host name, port or brackets. With none the
+   * server listens on every IPv4 interface; `::` listens on every IPv6 interface.
+   */
+  addBindAddress(address: string): void {
+    this.#guard("addBindAddress");
+    if (isIP(address) === 0) throw new HttpServerError(HttpTexts.invalidBindAddress(address));
+    if (this.#bindAddresses.some((known) => known.toLowerCase() === address.toLowerCase())) {
+      throw new HttpServerError(HttpTexts.duplicateBindAddress(address));
+    }
+    this.#bindAddresses.push(address);
+  }
+
+  /**
+   * Registers a controller at `uri`, or at its `@Uri` when no `uri` is given. A class registers once; a
+   * generic controller registers one subclass per entity, each with its own URI. Route shapes are checked
+   * here (a fixed segment after a placeholder is refused).
+   */
+  registerController(controller: HttpControllerClass<C>, uri?: string): void {
+    this.#guard("registerController");
+    if (this.#registrations.some((registration) => registration.controller === controller)) {
+      throw new HttpServerError(HttpTexts.controllerAlreadyRegistered(controller.name));
+    }
+    const path = uri ?? controllerUriOf(controller);
+    if (path === undefined) throw new HttpServerError(HttpTexts.controllerWithoutUri(controller.name));
+    const routes = controllerRoutesOf(controller);
+    if (routes.length === 0) throw new HttpServerError(HttpTexts.controllerWithoutRoutes(controller.name));
+    const probe = new HttpRouter<string>();
+    for (const route of routes) probe.add(route.verb.method, joinPath(path, route.verb.path), `${controller.name}.${route.methodName}`, (name) => name);
+    this.#registrations.push({ controller, uri: path });
+  }
+
+  /** Registers the authentication class, built once per request that needs authentication. */
+  registerAuthentication(authentication: HttpAuthenticationClass<C>): void {
+    this.#guard("registerAuthentication");
+    this.#authentication = authentication;
+  }
+
+  /** Registers the log writer: one consumer, `poolSize` consumers, or a full `HttpLogParameters` record. */
+  registerLogWriter(writer: HttpLogWriterClass, poolSizeOrParameters?: number | HttpLogParameters): void {
+    this.#guard("registerLogWriter");
+    this.#logger = new HttpLogger<HttpRequest, HttpResponse>(writer, poolSizeOrParameters);
+  }
+
+  /** Builds the route table, checks the authentication rules (SPEC.md 3, 5) and starts listening. */
+  async start(): Promise<void> {
+    if (this.#state !== "stopped") throw new HttpServerError(HttpTexts.alreadyRunning);
+    if (this.#authentication === undefined && !this.#allowAnonymous) throw new HttpServerError(HttpTexts.noAuthentication);
+    const router = this.#buildRouter();
+    this.#state = "starting";
+    const pipeline = new RequestPipeline<C>({
+      contextClass: this.#contextClass,
+      router,
+      authentication: this.#authentication,
+      authenticateUnknown: this.#authentication !== undefined && !this.#allowAnonymous,
+      allowMethodOverride: this.#allowMethodOverride,
+      maxRequestContentLength: this.#maxRequestContentLength,
+      cors: this.cors,
+      logger: this.#logger,
+    });
+    try {
+      this.#logger?.open({ onCanLog: this.#onCanLog, onRedactContent: this.#onRedactContent });
+      const addresses = this.#bindAddresses.length > 0 ? this.#bindAddresses : ["0.0.0.0"];
+      const ipv4Wildcard = addresses.includes("0.0.0.0");
+      let port = this.#port;
+      for (const address of addresses) {
+        const server = createServer(pipeline.onRequest);
+        this.#servers.push(server);
+        port = await listen(server, address, port, address === "::" && ipv4Wildcard);
+      }
+      this.#boundPort = port;
+    } catch (error) {
+      await Promise.all(this.#servers.map(closeServer));
+      this.#servers = [];
+      if (this.#logger !== undefined) await this.#logger.close();
+      this.#state = "stopped";
+      throw error;
+    }
+    this.#pipeline = pipeline;
+    this.#state = "running";
+    runningServers.count++;
+  }
+
+  /**
+   * Stops accepting connections, lets requests in flight finish (at most `stopGracePeriod` ms, answering
+   * with `Connection: close`), closes every connection, and drains the log. Does nothing when stopped.
+   */
+  async stop(): Promise<void> {
+    if (this.#state !== "running") return;
+    this.#state = "stopping";
+    const pipeline = this.#pipeline!;
+    pipeline.closing = true;
+    const closed = Promise.all(this.#servers.map(closeServer));
+    for (const server of this.#servers) server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.stopGracePeriod);
+    });
+    await Promise.race([pipeline.whenIdle(), grace]);
+    clearTimeout(timer);
+    for (const server of this.#servers) server.closeAllConnections();
+    await closed;
+    try {
+      if (this.#logger !== undefined) await this.#logger.close();
+    } finally {
+      this.#servers = [];
+      this.#pipeline = undefined;
+      this.#state = "stopped";
+      runningServers.count--;
+    }
+  }
+
+  /** Stops the server when it runs (SPEC.md 3 Destroy). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  /** The number of requests in flight (0 when stopped). */
+  get requestsInFlight(): number {
+    return this.#pipeline?.inFlight ?? 0;
+  }
+
+  #buildRouter(): HttpRouter<RouteTarget<C>> {
+    const router = new HttpRouter<RouteTarget<C>>();
+    for (const { controller, uri } of this.#registrations) {
+      for (const route of controllerRoutesOf(controller)) {
+        const pattern = joinPath(this.#baseUri, joinPath(uri, route.verb.path));
+        const description = `${route.verb.method} ${pattern} (${controller.name}.${route.methodName})`;
+        const explicitNone = route.authorization === HttpAuthorizationType.None;
+        if (route.areas.length > 0) {
+          if (this.#authentication === undefined) throw new HttpServerError(HttpTexts.areaWithoutAuthentication(description));
+          if (explicitNone) throw new HttpServerError(HttpTexts.areaWithAnonymousRoute(description));
+        }
+        const requiresAuthentication = route.authorization === undefined
+          ? route.areas.length > 0 || !this.#allowAnonymous
+          : route.authorization === HttpAuthorizationType.Authentication;
+        const target: RouteTarget<C> = {
+          controller,
+          methodName: route.methodName,
+          params: pattern.endsWith("*") ? "string" : route.verb.params,
+          areas: route.areas,
+          requiresAuthentication,
+          description,
+        };
+        router.add(route.verb.method, pattern, target, (existing) => existing.description);
+      }
+    }
+    return router;
+  }
+}
+
+function joinPath(base: string, path: string): string {
+  const left = base.replace(/\/+$/, "");
+  const right = path.replace(/^\/+/, "");
+  if (right === "") return left === "" ? "/" : left;
+  return `${left}/${right}`;
+}
+
+function listen(server: Server, host: string, port: number, ipv6Only: boolean): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once("error", onError);
+    server.listen({ host, port, ipv6Only }, () => {
+      server.off("error", onError);
+      const address = server.address();
+      resolve(typeof address === "object" && address !== null ? address.port : port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+  });
+}

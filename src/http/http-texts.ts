@@ -1,0 +1,78 @@
+/**
+ * Every status code, error text and default value of the HTTP server, in one place (STYLE.md "one home
+ * for each fact"). Nothing else in `src/http` writes a user-visible sentence of its own.
+ * @internal
+ */
+
+/** Status codes the server answers by itself. */
+export const HttpStatus = {
+  ok: 200,
+  badRequest: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  notFound: 404,
+  methodNotAllowed: 405,
+  conflict: 409,
+  payloadTooLarge: 413,
+  unprocessableEntity: 422,
+  internalServerError: 500,
+} as const;
+
+/** Defaults of the server's settings (SPEC.md 2.1, 8; API.md "Other defaults"). */
+export const HttpDefaults = {
+  serverHeader: "tenon",
+  maxRequestContentLength: 1048576,
+  corsMaxAge: 600,
+  corsAllowMethods: "GET, POST, DELETE, PUT, OPTIONS",
+  corsAlwaysAllowedHeaders: "Content-Type, Authorization",
+  stopGracePeriodMs: 10000,
+  jsonContentType: "application/json; charset=utf-8",
+  basicRealm: "tenon",
+} as const;
+
+/** The texts of the error bodies (API.md "Error bodies") and of the refused configuration changes. */
+export const HttpTexts = {
+  internalServerError: "Internal server error.",
+  unauthorized: (path: string) => `Access unauthorized: ${path}.`,
+  forbidden: (path: string) => `Access forbidden: ${path}.`,
+  commandNotFound: (path: string) => `Command ${path} not found.`,
+  entityNotFound: (id: string | number) => `Entity ${id} not found.`,
+  methodNotAllowed: (method: string, path: string) => `Method ${method} not allowed for command ${path}.`,
+  payloadTooLarge: (limit: number) => `The request body is larger than the ${limit} bytes this server accepts.`,
+  methodOverrideRefused: "Method override headers are not accepted by this server.",
+  malformedJson: "The request body is not valid JSON.",
+  invalidInt32Segment: (segment: string, path: string) =>
+    `The segment '${segment}' of ${path} is not a valid 32-bit integer.`,
+  badRequest: "Bad request.",
+
+  refusedWhileRunning: (setting: string) => `${setting} cannot be changed while the server is running.`,
+  alreadyRunning: "The server is already running.",
+  baseUriWithScheme: (value: string) => `The base URI '${value}' carries a scheme: it must be a path such as /api.`,
+  invalidPort: (value: number) => `The port ${value} is not an integer between 0 and 65535.`,
+  invalidMaxContentLength: (value: number) =>
+    `The maximum request content length ${value} is not a non-negative integer.`,
+  invalidBindAddress: (value: string) =>
+    `The bind address '${value}' is not an IPv4 or IPv6 literal (no host names, ports or brackets).`,
+  duplicateBindAddress: (value: string) => `The bind address '${value}' was already added.`,
+  noAuthentication:
+    "No authentication class is registered and allowAnonymous is not set: register one with registerAuthentication() or set allowAnonymous.",
+  areaWithoutAuthentication: (route: string) =>
+    `The route ${route} requires an area but no authentication class is registered.`,
+  areaWithAnonymousRoute: (route: string) =>
+    `The route ${route} carries both @Area and @AuthorizationType(None): it would answer 403 to everyone.`,
+  controllerAlreadyRegistered: (name: string) => `The controller ${name} is already registered.`,
+  controllerWithoutUri: (name: string) => `The controller ${name} has no @Uri and no URI was given to registerController().`,
+  controllerWithoutRoutes: (name: string) => `The controller ${name} declares no routes (@Get, @Post, @Put or @Delete).`,
+  fixedSegmentAfterPlaceholder: (route: string) =>
+    `The route ${route} has a fixed segment after a placeholder: placeholders stand only for the last segments.`,
+  catchAllNotLast: (route: string) => `The route ${route} has a catch-all '*' that is not its last segment.`,
+  catchAllAfterPlaceholder: (route: string) => `The route ${route} mixes placeholders and a catch-all.`,
+  invalidSegment: (route: string, segment: string) =>
+    `The route ${route} has an invalid segment '${segment}': '?' and '*' must stand alone.`,
+  duplicateRoute: (route: string, first: string, second: string) =>
+    `The route ${route} is declared twice: by ${first} and by ${second}.`,
+  authenticationAlreadyRegistered: "An authentication class is already registered.",
+  bearerNoKey: "No key is configured for this token.",
+  decoratorOnStaticOrPrivate: (name: string) =>
+    `The routing decorator on ${name} must be on a public instance method.`,
+} as const;

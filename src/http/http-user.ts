@@ -1,0 +1,26 @@
+/**
+ * The authenticated caller (SPEC.md TTHttpUser), filled by the authentication class into `request.user`.
+ * `tenant` is copied whole into every log entry: it must hold an identifier only (SPEC.md 2.5 rule 1).
+ */
+export class HttpUser {
+  /** The user name. */
+  readonly username: string;
+  /** The authorization areas the user holds; compared without case. */
+  readonly areas: readonly string[];
+  /** The tenant identifier ('' when none). */
+  readonly tenant: string;
+  readonly #lowerAreas: ReadonlySet<string>;
+
+  /** @param username the user name. @param areas the areas held. @param tenant the tenant identifier. */
+  constructor(username: string, areas: readonly string[] = [], tenant = "") {
+    this.username = username;
+    this.areas = Object.freeze([...areas]);
+    this.tenant = tenant;
+    this.#lowerAreas = new Set(areas.map((area) => area.toLowerCase()));
+  }
+
+  /** True when the user holds `area`, compared without case. */
+  hasArea(area: string): boolean {
+    return this.#lowerAreas.has(area.toLowerCase());
+  }
+}

@@ -1,0 +1,77 @@
+import {
+  HttpAuthorizationType,
+  classDeclarationOf,
+  methodDeclarationOf,
+  type DeclaredVerb,
+} from "./route-decorators.js";
+
+/** One route a controller method declares, with what it inherited. @internal */
+export interface ControllerRoute {
+  /** The name of the method to call. */
+  readonly methodName: string;
+  readonly verb: DeclaredVerb;
+  /** Every required area: the class's, the method's and those of the methods it overrides. */
+  readonly areas: readonly string[];
+  /** The explicit authorization type (method first, then the nearest class); undefined when none says. */
+  readonly authorization: HttpAuthorizationType | undefined;
+}
+
+interface Collected {
+  verbs: DeclaredVerb[] | undefined;
+  areas: string[];
+  authorization: HttpAuthorizationType | undefined;
+}
+
+/** The `@Uri` of the class or of its nearest ancestor that has one. @internal */
+export function controllerUriOf(controller: Function): string | undefined {
+  for (let c: unknown = controller; typeof c === "function"; c = Object.getPrototypeOf(c)) {
+    const uri = classDeclarationOf(c)?.uri;
+    if (uri !== undefined) return uri;
+  }
+  return undefined;
+}
+
+/**
+ * The routes of a controller class. A method overriding a decorated one keeps its routes unless it declares
+ * its own, inherits its areas (SPEC.md 4.1 rule 7) and its authorization type unless it states one.
+ * @internal
+ */
+export function controllerRoutesOf(controller: Function): ControllerRoute[] {
+  let classAuthorization: HttpAuthorizationType | undefined;
+  const classAreas: string[] = [];
+  for (let c: unknown = controller; typeof c === "function"; c = Object.getPrototypeOf(c)) {
+    const declaration = classDeclarationOf(c);
+    if (declaration === undefined) continue;
+    classAuthorization ??= declaration.authorization;
+    classAreas.push(...declaration.areas);
+  }
+
+  const byName = new Map<string, Collected>();
+  for (let proto: object | null = controller.prototype as object; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name === "constructor") continue;
+      const value = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
+      if (typeof value !== "function") continue;
+      const declaration = methodDeclarationOf(value);
+      let collected = byName.get(name);
+      if (collected === undefined) {
+        collected = { verbs: undefined, areas: [], authorization: undefined };
+        byName.set(name, collected);
+      }
+      if (declaration === undefined) continue;
+      if (collected.verbs === undefined && declaration.verbs.length > 0) collected.verbs = declaration.verbs;
+      collected.areas.push(...declaration.areas);
+      collected.authorization ??= declaration.authorization;
+    }
+  }
+
+  const routes: ControllerRoute[] = [];
+  for (const [methodName, collected] of byName) {
+    if (collected.verbs === undefined) continue;
+    const areas = [...new Set([...classAreas, ...collected.areas])];
+    for (const verb of collected.verbs) {
+      routes.push({ methodName, verb, areas, authorization: collected.authorization ?? classAuthorization });
+    }
+  }
+  return routes;
+}

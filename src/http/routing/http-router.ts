@@ -1,0 +1,205 @@
+import { HttpServerError } from "../http-errors.js";
+import { HttpTexts } from "../http-texts.js";
+
+/** The methods the router stores routes for. */
+export type HttpRouterMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+/** The routes of one address shape, by method. */
+interface RouteSlot<T> {
+  GET?: T;
+  POST?: T;
+  PUT?: T;
+  DELETE?: T;
+  readonly methods: HttpRouterMethod[];
+}
+
+/** A resolved route: the target and the decoded placeholder values (or the catch-all rest) in order. */
+export interface HttpRouteMatch<T> {
+  /** What was registered for the route. */
+  readonly target: T;
+  /** The placeholder segments, decoded, in their original case; for a catch-all, one string with the rest. */
+  readonly args: readonly string[];
+}
+
+/** The parsed shape of a route pattern. */
+interface RouteShape {
+  readonly fixed: readonly string[];
+  readonly placeholders: number;
+  readonly catchAll: boolean;
+}
+
+const noArgs: readonly string[] = Object.freeze([]);
+const routerMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "DELETE"]);
+
+/**
+ * The route table (SPEC.md 4.1). Patterns are paths whose segments are fixed words, `?` placeholders (only
+ * as the last segments) or a final `*` catch-all (zero or more segments). Resolution looks up the exact
+ * address, then the parametrized routes (fewest placeholders first), then the catch-alls (longest prefix
+ * first); at each step a route that does not answer the method steps aside. Every step is a hash lookup per
+ * segment count, so resolution time does not grow with the number of routes.
+ *
+ * Fixed segments compare without case; a trailing slash and empty segments are ignored; request segments
+ * are percent-decoded after the split, so `%2F` never creates a segment.
+ */
+export class HttpRouter<T> {
+  readonly #exact = new Map<string, RouteSlot<T>>();
+  readonly #parametrized = new Map<string, RouteSlot<T>>();
+  readonly #catchAll = new Map<string, RouteSlot<T>>();
+  #maxPlaceholders = 0;
+  #size = 0;
+
+  /** The number of registered (method, pattern) pairs. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Registers `target` for `method` at `pattern`. Throws `HttpServerError` for a refused shape (a fixed
+   * segment after a placeholder, a misplaced `*`) and for a pattern already registered for the method;
+   * `describe` names the owner of a target in that message.
+   */
+  add(method: HttpRouterMethod, pattern: string, target: T, describe: (target: T) => string = String): void {
+    const shape = parsePattern(pattern);
+    const prefix = prefixKey(shape.fixed);
+    let map: Map<string, RouteSlot<T>>;
+    let key: string;
+    if (shape.catchAll) {
+      map = this.#catchAll;
+      key = prefix;
+    } else if (shape.placeholders > 0) {
+      map = this.#parametrized;
+      key = `${prefix}#${shape.placeholders}`;
+      if (shape.placeholders > this.#maxPlaceholders) this.#maxPlaceholders = shape.placeholders;
+    } else {
+      map = this.#exact;
+      key = prefix === "" ? "/" : prefix;
+    }
+    let slot = map.get(key);
+    if (slot === undefined) {
+      slot = { methods: [] };
+      map.set(key, slot);
+    }
+    const existing = slot[method];
+    if (existing !== undefined) {
+      throw new HttpServerError(HttpTexts.duplicateRoute(`${method} ${pattern}`, describe(existing), describe(target)));
+    }
+    slot[method] = target;
+    slot.methods.push(method);
+    this.#size++;
+  }
+
+  /**
+   * The route answering `method` at `path` (a path without query string), or undefined when none does
+   * (then `allowedMethods` tells 404 from 405).
+   */
+  resolve(method: string, path: string): HttpRouteMatch<T> | undefined {
+    if (!routerMethods.has(method)) return undefined;
+    const m = method as HttpRouterMethod;
+    const simple = simpleKey(path);
+    if (simple !== undefined) {
+      const target = this.#exact.get(simple)?.[m];
+      if (target !== undefined) return { target, args: noArgs };
+      if (this.#parametrized.size === 0 && this.#catchAll.size === 0) return undefined;
+    }
+    const split = splitPath(path);
+    if (split === undefined) return undefined;
+    const { keys, values } = split;
+    if (simple === undefined) {
+      const target = this.#exact.get(keys[keys.length - 1] || "/")?.[m];
+      if (target !== undefined) return { target, args: noArgs };
+    }
+    const count = values.length;
+    const most = Math.min(this.#maxPlaceholders, count);
+    for (let placeholders = 1; placeholders <= most; placeholders++) {
+      const target = this.#parametrized.get(`${keys[count - placeholders]}#${placeholders}`)?.[m];
+      if (target !== undefined) return { target, args: values.slice(count - placeholders) };
+    }
+    if (this.#catchAll.size > 0) {
+      for (let length = count; length >= 0; length--) {
+        const target = this.#catchAll.get(keys[length])?.[m];
+        if (target !== undefined) return { target, args: [values.slice(length).join("/")] };
+      }
+    }
+    return undefined;
+  }
+
+  /** Every method that some route matching `path` answers, in GET, POST, PUT, DELETE order (for `Allow`). */
+  allowedMethods(path: string): HttpRouterMethod[] {
+    const split = splitPath(path);
+    if (split === undefined) return [];
+    const { keys, values } = split;
+    const found = new Set<HttpRouterMethod>();
+    const collect = (slot: RouteSlot<T> | undefined): void => {
+      if (slot !== undefined) for (const method of slot.methods) found.add(method);
+    };
+    const count = values.length;
+    collect(this.#exact.get(keys[count] || "/"));
+    for (let placeholders = 1; placeholders <= Math.min(this.#maxPlaceholders, count); placeholders++) {
+      collect(this.#parametrized.get(`${keys[count - placeholders]}#${placeholders}`));
+    }
+    for (let length = count; length >= 0; length--) collect(this.#catchAll.get(keys[length]));
+    return (["GET", "POST", "PUT", "DELETE"] as const).filter((method) => found.has(method));
+  }
+}
+
+function parsePattern(pattern: string): RouteShape {
+  const segments = pattern.split("/").filter((segment) => segment !== "");
+  const fixed: string[] = [];
+  let placeholders = 0;
+  let catchAll = false;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    if (segment === "?") {
+      placeholders++;
+    } else if (segment === "*") {
+      if (i !== segments.length - 1) throw new HttpServerError(HttpTexts.catchAllNotLast(pattern));
+      if (placeholders > 0) throw new HttpServerError(HttpTexts.catchAllAfterPlaceholder(pattern));
+      catchAll = true;
+    } else if (segment.includes("?") || segment.includes("*") || segment.includes("\0")) {
+      throw new HttpServerError(HttpTexts.invalidSegment(pattern, segment));
+    } else {
+      if (placeholders > 0) throw new HttpServerError(HttpTexts.fixedSegmentAfterPlaceholder(pattern));
+      fixed.push(segment.toLowerCase());
+    }
+  }
+  return { fixed, placeholders, catchAll };
+}
+
+function prefixKey(fixed: readonly string[]): string {
+  let key = "";
+  for (const segment of fixed) key += "/" + segment;
+  return key;
+}
+
+/** The exact-lookup key of a path that needs no decoding, or undefined when it needs the full split. */
+function simpleKey(path: string): string | undefined {
+  if (path.includes("%") || path.includes("//") || path.charCodeAt(0) !== 47) return undefined;
+  const end = path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
+  return (end === path.length ? path : path.slice(0, end)).toLowerCase();
+}
+
+/**
+ * Splits a path into decoded segment values and the lookup keys of every prefix (`keys[i]` is the key of
+ * the first i segments; a decoded `/` is kept inside its segment and cannot match a fixed route).
+ * Undefined for a malformed escape.
+ */
+function splitPath(path: string): { keys: string[]; values: string[] } | undefined {
+  const values: string[] = [];
+  const keys: string[] = [""];
+  let key = "";
+  for (const raw of path.split("/")) {
+    if (raw === "") continue;
+    let value = raw;
+    if (raw.includes("%")) {
+      try {
+        value = decodeURIComponent(raw);
+      } catch {
+        return undefined;
+      }
+    }
+    values.push(value);
+    key += "/" + value.toLowerCase().replaceAll("/", "\0");
+    keys.push(key);
+  }
+  return { keys, values };
+}
