@@ -4,8 +4,14 @@ import type { LazyList } from "./lazy.js";
 import { annotateMember } from "./metadata-store.js";
 import { MappingKey } from "./mapping-keys.js";
 
-/** A field decorator that requires the field to hold values of type `V`. */
-export type FieldDecorator<V> = <This>(value: undefined, context: ClassFieldDecoratorContext<This, V>) => void;
+/**
+ * Compiles only when the field type `F` is exactly the declared type `V`: a field that cannot hold
+ * every value of the column (say `string` for a nullable column) is a compile error too.
+ */
+export type ExactField<F, V> = [V] extends [F] ? ([F] extends [V] ? unknown : { readonly "field type must be exactly the column type": V }) : { readonly "field type must be exactly the column type": V };
+
+/** A field decorator that requires the field to hold values of exactly type `V`. */
+export type FieldDecorator<V> = <This, F extends V>(value: undefined, context: ClassFieldDecoratorContext<This, F> & ExactField<F, V>) => void;
 
 /** One `@Column` as declared. */
 export interface ColumnDeclaration {

@@ -166,7 +166,8 @@ export class EntityMapping<T extends object = object> {
     }
     if (this.whereClauseParameters.length > 0 && this.whereClause === undefined) fail("@WhereClauseParameter is applied without a @WhereClause.");
     this.relations = (raw.annotations.get(MappingKey.relation) ?? []) as RelationDeclaration[];
-    this.joins = (raw.annotations.get(MappingKey.join) ?? []) as JoinDeclaration[];
+    // Class decorators run bottom-up: reverse them so the joins keep the order they are written in.
+    this.joins = [...((raw.annotations.get(MappingKey.join) ?? []) as JoinDeclaration[])].reverse();
     const aliases = new Set<string>();
     for (const join of this.joins) {
       const alias = join.alias.toLowerCase();
