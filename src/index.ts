@@ -20,3 +20,9 @@ export { Context, type GetOptions } from "./session/context.js";
 export type PrimaryKey = number;
 /** An int32 optimistic-locking version (SPEC.md TTVersion). */
 export type Version = number;
+export { JsonContext } from "./json/json-context.js";
+export { JsonSerializerConfig } from "./json/json-serializer-config.js";
+export { JsonIgnore, JsonIgnoreSerialize, JsonIgnoreDeserialize, type JsonFieldDecorator } from "./json/json-decorators.js";
+export { isSerialized, isDeserialized, isFilterable, jsonPropertyName, type JsonMember } from "./json/json-visibility.js";
+export { decodeColumnJson, parseIsoDate } from "./json/column-json.js";
+export type { JsonValue, JsonObject } from "./json/json-value.js";

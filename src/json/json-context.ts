@@ -1,0 +1,64 @@
+import type { Database } from "../engines/database.js";
+import { InvalidInputError } from "../errors.js";
+import type { EntityClass } from "../mapping/column-type.js";
+import { EntityMapping } from "../mapping/entity-mapping.js";
+import { Context } from "../session/context.js";
+import { entityFromJson } from "./json-deserializer.js";
+import { metadataOf } from "./json-metadata.js";
+import { JsonMessages } from "./json-messages.js";
+import { JsonSerializerConfig } from "./json-serializer-config.js";
+import { JsonSerializer } from "./json-serializer.js";
+import type { JsonObject } from "./json-value.js";
+
+/**
+ * The ORM session with JSON (SPEC.md JSON context): writes entities as JSON values, reads new entities
+ * from JSON, and describes an entity class. `HttpContext` extends it.
+ */
+export class JsonContext extends Context {
+  /** @param database where the session reads and writes. */
+  constructor(database: Database) {
+    super(database);
+  }
+
+  /**
+   * The JSON of one entity, or of each entity of an array, as plain values ready for `JSON.stringify`.
+   * Async because expanding references and details may read them. Default configuration: `default`.
+   */
+  toJson(entity: object, config?: JsonSerializerConfig): Promise<JsonObject>;
+  toJson(entities: readonly object[], config?: JsonSerializerConfig): Promise<JsonObject[]>;
+  toJson(value: object | readonly object[], config: JsonSerializerConfig = JsonSerializerConfig.default): Promise<JsonObject | JsonObject[]> {
+    const serializer = new JsonSerializer(this, config);
+    return Array.isArray(value) ? serializer.many(value) : serializer.one(value);
+  }
+
+  /** The JSON text of one entity or of an array of entities (see `toJson`). */
+  async toJsonText(value: object | readonly object[], config: JsonSerializerConfig = JsonSerializerConfig.default): Promise<string> {
+    const serializer = new JsonSerializer(this, config);
+    return JSON.stringify(Array.isArray(value) ? await serializer.many(value) : await serializer.one(value));
+  }
+
+  /**
+   * A new entity of `entityClass` read from a parsed JSON object and attached to this session (its
+   * references and details load through it). Change-tracking columns and ignored members are never read;
+   * a wrong JSON type throws `InvalidInputError` naming the property.
+   */
+  fromJson<T extends object>(entityClass: EntityClass<T>, json: unknown): T {
+    return entityFromJson(entityClass, json, (entity) => this.attach(entity));
+  }
+
+  /** `fromJson` of a JSON text; text that is not JSON throws `InvalidInputError`. */
+  fromJsonText<T extends object>(entityClass: EntityClass<T>, text: string): T {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new InvalidInputError(JsonMessages.invalidText((error as Error).message));
+    }
+    return this.fromJson(entityClass, json);
+  }
+
+  /** The metadata of an entity class (API.md "Metadata"). */
+  metadataToJson(entityClass: EntityClass): JsonObject {
+    return metadataOf(EntityMapping.of(entityClass));
+  }
+}

@@ -1,0 +1,48 @@
+import { InvalidInputError } from "../errors.js";
+import type { EntityClass } from "../mapping/column-type.js";
+import { EntityMapping } from "../mapping/entity-mapping.js";
+import { Lazy, LazyList } from "../mapping/lazy.js";
+import { jsonPlanOf } from "./json-plan.js";
+import { JsonMessages, jsonTypeOf } from "./json-messages.js";
+import { isJsonObject } from "./json-value.js";
+
+/**
+ * Builds a new entity from a JSON object (API.md "JSON of entities"). Only the members the plan reads are
+ * looked at: never a change-tracking column, never a `@JsonIgnore` or `@JsonIgnoreDeserialize` one; a
+ * `Lazy<T>` field `company` is read from `companyId` alone; a detail array replaces the list. Absent
+ * properties keep the constructor's value; unknown properties are ignored. A value of the wrong JSON type
+ * throws `InvalidInputError` naming the property. `bind` is called on every entity built (the session's attach).
+ */
+export function entityFromJson<T extends object>(entityClass: EntityClass<T>, json: unknown, bind: (entity: object) => void): T {
+  const mapping = EntityMapping.of(entityClass);
+  return read(mapping, json, bind, undefined) as T;
+}
+
+function read(mapping: EntityMapping, json: unknown, bind: (entity: object) => void, where: string | undefined): object {
+  if (!isJsonObject(json)) throw new InvalidInputError(where ?? JsonMessages.notAnObject(mapping.name));
+  const entity = mapping.create();
+  for (const field of jsonPlanOf(mapping).reads) {
+    if (!Object.hasOwn(json, field.name)) continue;
+    const value = json[field.name];
+    if (field.kind === "column") {
+      const decoded = field.decode(value);
+      if (field.column.type.kind === "lazy") {
+        const current = field.column.get(entity);
+        if (current instanceof Lazy) current.id = decoded as number | null;
+        else field.column.set(entity, new Lazy(decoded as number | null));
+      } else {
+        field.column.set(entity, decoded);
+      }
+      continue;
+    }
+    const detail = field.detail;
+    if (!Array.isArray(value)) throw new InvalidInputError(JsonMessages.wrongType(field.name, "an array", jsonTypeOf(value)));
+    const child = EntityMapping.of(detail.target());
+    const children = value.map((item, index) => read(child, item, bind, JsonMessages.detailItem(field.name, index, child.name)));
+    const current = detail.get(entity);
+    if (current instanceof LazyList) current.replace(children);
+    else detail.set(entity, new LazyList(children));
+  }
+  bind(entity);
+  return entity;
+}

@@ -1,0 +1,125 @@
+import { MappingError } from "../errors.js";
+import type { EntityClass } from "../mapping/column-type.js";
+import { EntityMapping, registerMappingCheck, type ColumnMapping, type DetailMapping } from "../mapping/entity-mapping.js";
+import type { RawMember } from "../mapping/metadata-store.js";
+import { decoderFor, encoderFor, type ColumnDecoder, type ColumnEncoder } from "./column-json.js";
+import { JsonKey } from "./json-decorators.js";
+import { JsonMessages } from "./json-messages.js";
+import { isDeserialized, isSerialized, jsonPropertyName } from "./json-visibility.js";
+
+/** A scalar column written as `name`. */
+export interface ScalarWrite {
+  readonly kind: "scalar";
+  readonly name: string;
+  readonly get: (entity: object) => unknown;
+  readonly encode: ColumnEncoder;
+}
+
+/** A `Lazy<T>` written as `<name>Id`, and as `<name>` where the level allows. */
+export interface ReferenceWrite {
+  readonly kind: "reference";
+  readonly name: string;
+  readonly idName: string;
+  readonly get: (entity: object) => unknown;
+  readonly target: () => EntityClass;
+}
+
+/** A `LazyList<T>` written as an array where the configuration has details. */
+export interface DetailWrite {
+  readonly kind: "detail";
+  readonly name: string;
+  readonly get: (entity: object) => unknown;
+  readonly target: () => EntityClass;
+}
+
+/** One member as JSON output writes it. */
+export type FieldWrite = ScalarWrite | ReferenceWrite | DetailWrite;
+
+/** One member as JSON input reads it: a column (a `Lazy` reads its key) or a detail list. */
+export type FieldRead =
+  | { readonly kind: "column"; readonly name: string; readonly column: ColumnMapping; readonly decode: ColumnDecoder }
+  | { readonly kind: "detail"; readonly name: string; readonly detail: DetailMapping };
+
+/**
+ * What JSON writes and reads for one entity class, computed once per mapping so that serializing a page
+ * of entities does no reflection: the fields in declaration order with their encoders and decoders.
+ */
+export class JsonPlan {
+  /** The mapping. */
+  readonly mapping: EntityMapping;
+  /** The members written, in declaration order. */
+  readonly writes: readonly FieldWrite[];
+  /** The members read. */
+  readonly reads: readonly FieldRead[];
+  /** Whether any member expands (a reference or a detail): without one, every level writes the same. */
+  readonly hasExpansions: boolean;
+
+  /** @internal use `jsonPlanOf`. */
+  constructor(mapping: EntityMapping, members: ReadonlyMap<string, RawMember>) {
+    this.mapping = mapping;
+    const mapped = new Set<string>();
+    for (const column of mapping.columns) mapped.add(column.property);
+    for (const detail of mapping.details) mapped.add(detail.property);
+    for (const member of members.values()) {
+      const property = member.name.startsWith("#") ? member.name.slice(1) : member.name;
+      const marked = member.annotations.has(JsonKey.ignore) || member.annotations.has(JsonKey.ignoreSerialize) || member.annotations.has(JsonKey.ignoreDeserialize);
+      if (marked && !mapped.has(property)) throw new MappingError(JsonMessages.notMapped(mapping.name, member.name));
+    }
+
+    const names = new Set<string>();
+    const claim = (name: string, owner: string): void => {
+      if (names.has(name)) throw new MappingError(JsonMessages.nameClash(mapping.name, owner, name));
+      names.add(name);
+    };
+    const writes: FieldWrite[] = [];
+    const reads: FieldRead[] = [];
+    const order = new Map<string, number>();
+    let index = 0;
+    for (const member of members.values()) order.set(member.name.startsWith("#") ? member.name.slice(1) : member.name, index++);
+    const mappedMembers: (ColumnMapping | DetailMapping)[] = [...mapping.columns, ...mapping.details];
+    mappedMembers.sort((a, b) => (order.get(a.property) ?? 0) - (order.get(b.property) ?? 0));
+    for (const member of mappedMembers) {
+      if ("childForeignKey" in member) {
+        claim(member.property, member.property);
+        if (isSerialized(member)) writes.push({ kind: "detail", name: member.property, get: member.get, target: member.target });
+        if (isDeserialized(member)) reads.push({ kind: "detail", name: member.property, detail: member });
+        continue;
+      }
+      const column = member;
+      const name = jsonPropertyName(column);
+      if (column.type.kind === "lazy") {
+        claim(name, column.property);
+        claim(column.property, column.property);
+        if (isSerialized(column)) writes.push({ kind: "reference", name: column.property, idName: name, get: column.get, target: column.type.target as () => EntityClass });
+      } else {
+        claim(name, column.property);
+        if (isSerialized(column)) writes.push({ kind: "scalar", name, get: column.get, encode: encoderFor(column.type) });
+      }
+      if (isDeserialized(column)) reads.push({ kind: "column", name, column, decode: decoderFor(column.type, name) });
+    }
+    this.writes = writes;
+    this.reads = reads;
+    this.hasExpansions = writes.some((write) => write.kind !== "scalar");
+  }
+}
+
+const plans = new WeakMap<EntityMapping, JsonPlan>();
+
+function buildPlan(mapping: EntityMapping, members: ReadonlyMap<string, RawMember>): JsonPlan {
+  const plan = new JsonPlan(mapping, members);
+  plans.set(mapping, plan);
+  return plan;
+}
+
+/** The JSON plan of a mapping, built once. */
+export function jsonPlanOf(mapping: EntityMapping): JsonPlan {
+  return plans.get(mapping) ?? buildPlan(mapping, mapping.members);
+}
+
+/** The JSON plan of an entity's class. */
+export function jsonPlanOfEntity(entity: object): JsonPlan {
+  return jsonPlanOf(EntityMapping.of(entity.constructor as EntityClass));
+}
+
+// JSON decorators on unmapped members and JSON name clashes are mapping errors, reported when the class is mapped.
+registerMappingCheck((mapping, raw) => void buildPlan(mapping, raw.members));

@@ -1,0 +1,37 @@
+import type { ColumnMapping, DetailMapping } from "../mapping/entity-mapping.js";
+import { JsonKey } from "./json-decorators.js";
+
+/**
+ * The one place that decides which mapped members JSON writes, reads and lets a client filter on
+ * (SPEC.md 2.8 rule 8, 2.11). The serializer, the deserializer, the metadata and the HTTP filter all ask here.
+ */
+
+/** A mapped member: a column or a detail collection. */
+export type JsonMember = ColumnMapping | DetailMapping;
+
+/** Whether JSON output contains the member: not `@JsonIgnore`, not `@JsonIgnoreSerialize`. */
+export function isSerialized(member: JsonMember): boolean {
+  return !member.annotations.has(JsonKey.ignore) && !member.annotations.has(JsonKey.ignoreSerialize);
+}
+
+/**
+ * Whether JSON input sets the member: not `@JsonIgnore`, not `@JsonIgnoreDeserialize`, and not one of the six
+ * change-tracking columns (never read from JSON, SPEC.md 2.8 rule 6).
+ */
+export function isDeserialized(member: JsonMember): boolean {
+  if (member.annotations.has(JsonKey.ignore) || member.annotations.has(JsonKey.ignoreDeserialize)) return false;
+  return !("auditRole" in member) || member.auditRole === undefined;
+}
+
+/**
+ * Whether a client may name the column in a filter `where` or `orderBy`: it is not `@NotFilterable` and
+ * JSON output contains it (a column a client never sees cannot be filtered, SPEC.md 2.8 rule 8).
+ */
+export function isFilterable(column: ColumnMapping): boolean {
+  return column.filterable && isSerialized(column);
+}
+
+/** The JSON property name of a column: the field name, or `<name>Id` for a `Lazy<T>` foreign key. */
+export function jsonPropertyName(column: ColumnMapping): string {
+  return column.type.kind === "lazy" ? `${column.property}Id` : column.property;
+}
