@@ -1,0 +1,27 @@
+// The Tenon contender of the benchmark: the demo's Company API as a user writes it with `tenon` and
+// `tenon/http`. Settings come from the BENCH_* environment that bench/run.mjs sets.
+import { HttpServer } from "tenon/http";
+import { registerExtraRoutes } from "./extra-routes.js";
+import { HealthController } from "./health.js";
+import { registerLogging } from "./logging.js";
+
+/** The per-request context. */
+class BenchContext {}
+
+const server = new HttpServer(BenchContext);
+server.baseUri = "/api";
+server.port = 0;
+server.addBindAddress("127.0.0.1");
+server.allowAnonymous = true; // the bench's routes need no authentication
+server.registerController(HealthController);
+registerExtraRoutes(server, Number(process.env.BENCH_ROUTES ?? 0));
+registerLogging(server, process.env.BENCH_LOG ?? "", process.env.BENCH_LOG_FILE ?? "http.log");
+await server.start();
+process.stdout.write(`LISTENING ${server.port}\n`);
+
+const stop = async (): Promise<void> => {
+  await server.stop();
+  process.exit(0);
+};
+process.once("SIGTERM", () => void stop());
+process.once("SIGINT", () => void stop());
