@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { HttpAuthentication } from "../../src/http/auth/http-authentication.js";
+import { HttpController } from "../../src/http/http-controller.js";
+import type { HttpRequest } from "../../src/http/http-request.js";
+import { HttpUser } from "../../src/http/http-user.js";
+import type { HttpLogAction, HttpLogError, HttpLogRequest, HttpLogResponse } from "../../src/http/logging/http-log-records.js";
+import { HttpLogWriter } from "../../src/http/logging/http-log-writer.js";
+import { Get, Uri } from "../../src/http/routing/route-decorators.js";
+import { ask, started } from "./http-test-client.js";
+
+class Ctx {}
+
+const requests: HttpLogRequest[] = [];
+const responses: HttpLogResponse[] = [];
+const errors: HttpLogError[] = [];
+
+class CollectingWriter extends HttpLogWriter {
+  writeAction(_action: HttpLogAction): void {}
+  writeRequest(request: HttpLogRequest): void {
+    requests.push(request);
+  }
+  writeResponse(response: HttpLogResponse): void {
+    responses.push(response);
+  }
+  override writeError(error: HttpLogError): void {
+    errors.push(error);
+  }
+}
+
+class TenantAuthentication extends HttpAuthentication<Ctx> {
+  check(request: HttpRequest): void {
+    request.user = new HttpUser("carol", [], "tenant-7");
+  }
+}
+
+@Uri("/logged")
+class LoggedController extends HttpController<Ctx> {
+  @Get()
+  ok(): unknown {
+    return { fine: true };
+  }
+  @Get("boom")
+  boom(): void {
+    throw new RangeError("the secret cause");
+  }
+}
+
+test("the server hands every request, response and 5xx error to the registered log writer", async () => {
+  const server = await started(Ctx, (s) => {
+    s.registerAuthentication(TenantAuthentication);
+    s.registerLogWriter(CollectingWriter);
+    s.registerController(LoggedController);
+  });
+  await ask(server.port, "/logged?x=1");
+  const failed = await ask(server.port, "/logged/boom");
+  await ask(server.port, "/logged", { method: "OPTIONS" });
+  await server.stop();
+
+  assert.deepEqual(requests.map((r) => r.uri).sort(), ["/logged", "/logged/boom"], "a preflight is not logged");
+  assert.deepEqual(responses.map((r) => r.statusCode).sort(), [200, 500]);
+  assert.equal(errors.length, 1);
+  const taskId = (failed.json as { taskId: string }).taskId;
+  assert.equal(errors[0].taskId, taskId, "the log and the client see the same task id");
+  assert.match(JSON.stringify(errors[0]), /the secret cause/);
+  assert.match(JSON.stringify(responses), /tenant-7/, "the tenant reaches the response entries");
+});
