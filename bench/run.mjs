@@ -143,4 +143,18 @@ fs.writeFileSync(path.join(RESULTS, `${outName}.json`), `${JSON.stringify(result
 fs.writeFileSync(path.join(RESULTS, `${outName}.svg`), svgChart(summary, meta));
 fs.writeFileSync(path.join(RESULTS, `${outName}.md`), markdown(summary, meta));
 console.log(`wrote bench/results/${outName}.json, .svg and .md (${meta.elapsedSeconds} s)`);
+// A full run (no filter, default output) also refreshes the table in docs/benchmarks.md.
+const doc = path.join(ROOT_DIR, 'docs', 'benchmarks.md');
+if (outName === 'latest' && opts.scenarios.length === 0 && opts.contenders.length === 0 && fs.existsSync(doc)) {
+  const text = fs.readFileSync(doc, 'utf8');
+  const start = '<!-- bench:results:start -->';
+  const end = '<!-- bench:results:end -->';
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a >= 0 && b > a) {
+    const block = `${start}\n${markdown(summary, meta)}\nCommand: \`${meta.command}\`; Node ${meta.node}; load average at start ${meta.loadAverageAtStart.join(' ')}.\n${end}`;
+    fs.writeFileSync(doc, text.slice(0, a) + block + text.slice(b + end.length));
+    console.log('updated docs/benchmarks.md');
+  }
+}
 if (failures.length) { console.log(`${failures.length} run(s) failed`); process.exitCode = 1; }
