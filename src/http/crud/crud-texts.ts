@@ -1,0 +1,30 @@
+/** Every client-facing text of the generic CRUD layer, in one place. */
+export const CrudTexts = {
+  columnNotFilterable: (name: string): string =>
+    `Column ${name} cannot be used in a filter: it is not a column of this entity, or it is marked as not filterable.`,
+  filterNotObject: "The filter body must be a JSON object.",
+  unknownFilterProperty: (name: string): string => `The filter body has an unknown property "${name}"; expected where, orderBy, start and limit.`,
+  whereNotArray: "The filter property where must be an array.",
+  orderByNotArray: "The filter property orderBy must be an array.",
+  conditionNotObject: "Each where item must be an object with columnName and condition, or with or.",
+  unknownConditionProperty: (name: string): string => `A where item has an unknown property "${name}".`,
+  orNotArray: "The or property of a where item must be a non-empty array.",
+  orTooDeep: (depth: number): string => `The where conditions nest or groups more than ${depth} deep.`,
+  columnNameMissing: "A where or orderBy item has no columnName string.",
+  conditionMissing: (column: string): string => `The condition on ${column} is missing or not a string.`,
+  unknownCondition: (condition: string): string =>
+    `Unknown condition "${condition}"; use =, <>, <, <=, >, >=, LIKE, NOT LIKE, IN, IS NULL or IS NOT NULL.`,
+  likeOnText: (column: string): string => `LIKE and NOT LIKE apply to text columns only; ${column} is not one.`,
+  valueMissing: (column: string, condition: string): string => `The condition ${condition} on ${column} needs a value.`,
+  valueNotAllowed: (column: string, condition: string): string => `The condition ${condition} on ${column} takes no value.`,
+  inNotArray: (column: string, max: number): string => `IN on ${column} needs an array of 1 to ${max} values.`,
+  valueNotConvertible: (column: string, expected: string): string => `The value for ${column} must be ${expected}.`,
+  tooManyConditions: (max: number): string => `The filter has more than ${max} conditions.`,
+  tooManyOrderBy: (max: number): string => `The filter orders by more than ${max} columns.`,
+  orderByNotObject: "Each orderBy item must be an object with columnName and direction.",
+  unknownOrderByProperty: (name: string): string => `An orderBy item has an unknown property "${name}".`,
+  badDirection: (direction: string): string => `Unknown direction "${direction}"; use ASC or DESC.`,
+  badStart: "The filter property start must be a non-negative integer.",
+  badLimit: "The filter property limit must be an integer.",
+  badId: (text: string): string => `The id ${text} is not a valid 32-bit integer.`,
+} as const;

@@ -1,0 +1,24 @@
+import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
+import { isFilterable, jsonPropertyName } from "../../json/json-visibility.js";
+import type { FilterColumns } from "./http-filter-body.js";
+
+const cache = new WeakMap<EntityMapping, FilterColumns>();
+
+/**
+ * The columns a client may name in a filter body of one entity: by JSON name or database column name,
+ * compared without case (the JSON name wins). Columns that are not filterable (SPEC.md 2.8 rule 8) and
+ * blobs are absent, so they answer exactly like unknown names.
+ */
+export function filterColumnsOf(mapping: EntityMapping): FilterColumns {
+  let columns = cache.get(mapping);
+  if (columns === undefined) {
+    const byName = new Map<string, ColumnMapping>();
+    const usable = mapping.columns.filter((column) => isFilterable(column) && column.type.kind !== "blob");
+    for (const column of usable) byName.set(column.columnName.toLowerCase(), column);
+    for (const column of usable.filter((c) => c.alias === undefined)) byName.set(column.columnName.toLowerCase(), column);
+    for (const column of usable) byName.set(jsonPropertyName(column).toLowerCase(), column);
+    columns = { find: (name: string) => byName.get(name.toLowerCase()) };
+    cache.set(mapping, columns);
+  }
+  return columns;
+}

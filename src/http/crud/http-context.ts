@@ -1,0 +1,56 @@
+import { InvalidInputError } from "../../errors.js";
+import type { EntityClass } from "../../mapping/column-type.js";
+import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { JsonContext } from "../../json/json-context.js";
+import { HttpNotFoundError } from "../http-errors.js";
+import { CrudTexts } from "./crud-texts.js";
+
+/**
+ * The session of an HTTP request (SPEC.md TTHttpContext): the JSON context plus what the generic reader
+ * and writer need. An application's per-request context class usually creates one lazily, on first use,
+ * so that anonymous and unknown requests never touch the database (SPEC.md 5 rule 3).
+ */
+export class HttpContext extends JsonContext {
+  /** The primary key a JSON entity body carries, or undefined when it has none; a malformed one is a 400. */
+  getId<T extends object>(entityClass: EntityClass<T>, json: unknown): number | undefined {
+    const mapping = EntityMapping.of(entityClass);
+    if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+    const value = (json as Record<string, unknown>)[mapping.primaryKey.property];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value > 2147483647 || value < -2147483648) {
+      throw new InvalidInputError(CrudTexts.badId(JSON.stringify(value)));
+    }
+    return value;
+  }
+
+  /** Draws the entity's primary key from its sequence and sets it. */
+  async setSequenceId<T extends object>(entity: T): Promise<number> {
+    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
+    const id = await this.nextId(mapping.entityClass);
+    mapping.primaryKey.set(entity, id);
+    return id;
+  }
+
+  /**
+   * Sets the version column to the version the client sent, so that the WHERE of the next update or
+   * delete checks it. Does nothing when the entity has no `@VersionColumn`.
+   */
+  setVersionId<T extends object>(entity: T, version: number): void {
+    EntityMapping.of(entity.constructor as EntityClass<T>).versionColumn?.set(entity, version);
+  }
+
+  /** Deletes an entity (the ORM session's delete). */
+  override delete<T extends object>(entity: T): Promise<void>;
+  /**
+   * Deletes an entity by primary key and version (SPEC.md TTHttpContext.Delete): `HttpNotFoundError`
+   * (404) for an absent id, `ConcurrentUpdateError` (409) for a stale version.
+   */
+  override delete<T extends object>(entityClass: EntityClass<T>, id: number, version: number): Promise<void>;
+  override async delete<T extends object>(entityOrClass: T | EntityClass<T>, id?: number, version?: number): Promise<void> {
+    if (typeof entityOrClass !== "function") return super.delete(entityOrClass);
+    const entity = await this.tryGet(entityOrClass, id as number);
+    if (entity === null) throw new HttpNotFoundError(id as number);
+    this.setVersionId(entity, version as number);
+    await super.delete(entity);
+  }
+}

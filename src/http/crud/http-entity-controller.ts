@@ -1,0 +1,102 @@
+import type { EntityClass } from "../../mapping/column-type.js";
+import { HttpController } from "../http-controller.js";
+import { Delete, Get, Post, Put } from "../routing/route-decorators.js";
+import type { HttpContext } from "./http-context.js";
+import { HttpEntityReader, type HttpEntityPage } from "./http-entity-reader.js";
+import { HttpEntityWriter, type HttpEntityDeleted } from "./http-entity-writer.js";
+import { HttpFilterParameters } from "./http-filter-parameters.js";
+
+/**
+ * A controller that serves one entity class with the conventional routes of SPEC.md 4.2, delegating to
+ * `HttpEntityReader` and `HttpEntityWriter`. Subclass it once per entity (SPEC.md 4.1 rule 6), name the
+ * entity in `entityClass`, say where the request's `HttpContext` is in `httpContext`, and register it
+ * with its own base URI. Override a route method to add `@Area`s or change its behaviour; override
+ * `createReader` / `createWriter` to attach events.
+ *
+ * | route | method |
+ * |---|---|
+ * | GET {base} | selectAll |
+ * | GET {base}/? | get |
+ * | GET {base}/find/? | find |
+ * | GET {base}/metadata | metadata |
+ * | GET {base}/createnew | createNew |
+ * | POST {base}/select | select |
+ * | POST {base} | insert |
+ * | PUT {base} | update |
+ * | DELETE {base}/?/? | delete |
+ */
+export abstract class HttpEntityController<C, T extends object> extends HttpController<C> {
+  /** The entity class served. */
+  protected abstract readonly entityClass: EntityClass<T>;
+  /** The request's session (usually created lazily by the application's context class). */
+  protected abstract get httpContext(): HttpContext;
+
+  /** The filter limits of Select and SelectAll. */
+  protected get filterParameters(): HttpFilterParameters {
+    return HttpFilterParameters.defaults;
+  }
+
+  /** The reader used by the GET routes and select; override to attach reader events. */
+  protected createReader(): HttpEntityReader<T> {
+    return new HttpEntityReader(this.entityClass, this.httpContext, this.filterParameters);
+  }
+
+  /** The writer used by the write routes; override to attach writer events. */
+  protected createWriter(): HttpEntityWriter<T> {
+    return new HttpEntityWriter(this.entityClass, this.httpContext);
+  }
+
+  /** GET {base}: every row up to the page ceiling, `{count, data}`. */
+  @Get()
+  selectAll(): Promise<HttpEntityPage> {
+    return this.createReader().selectAll();
+  }
+
+  /** GET {base}/{id}: the entity with details. */
+  @Get("?")
+  get(id: number): Promise<unknown> {
+    return this.createReader().get(id);
+  }
+
+  /** GET {base}/find/{id}: the entity only. */
+  @Get("find/?")
+  find(id: number): Promise<unknown> {
+    return this.createReader().find(id);
+  }
+
+  /** GET {base}/metadata: the entity's metadata. */
+  @Get("metadata")
+  metadata(): unknown {
+    return this.createReader().metadata();
+  }
+
+  /** GET {base}/createnew: a new entity with its id, not inserted. */
+  @Get("createnew")
+  createNew(): Promise<unknown> {
+    return this.createWriter().createNew();
+  }
+
+  /** POST {base}/select: the rows the filter body selects, `{count, data}`. */
+  @Post("select")
+  select(): Promise<HttpEntityPage> {
+    return this.createReader().select(this.request.jsonContent);
+  }
+
+  /** POST {base}: inserts the entity of the body and answers it. */
+  @Post()
+  insert(): Promise<unknown> {
+    return this.createWriter().insert(this.request.jsonContent);
+  }
+
+  /** PUT {base}: updates the entity of the body and answers it, reloaded. */
+  @Put()
+  update(): Promise<unknown> {
+    return this.createWriter().update(this.request.jsonContent);
+  }
+
+  /** DELETE {base}/{id}/{version}: deletes the entity. */
+  @Delete("?/?")
+  delete(id: number, version: number): Promise<HttpEntityDeleted> {
+    return this.createWriter().delete(id, version);
+  }
+}

@@ -1,0 +1,118 @@
+import { ConcurrentUpdateError, InvalidInputError } from "../../errors.js";
+import type { EntityClass } from "../../mapping/column-type.js";
+import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
+import { HttpNotFoundError } from "../http-errors.js";
+import type { HttpContext } from "./http-context.js";
+
+/** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
+export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;
+
+/** What the writer's Delete answers. */
+export interface HttpEntityDeleted {
+  /** The id of the deleted entity. */
+  readonly id: number;
+  /** Always true. */
+  readonly deleted: true;
+}
+
+/**
+ * The standard write logic for one entity class over HTTP (SPEC.md TTHttpEntityWriter<T>). Every write
+ * runs in one transaction with its events; an exception in any of them, `onApplyDetails` included,
+ * rolls the row back.
+ */
+export class HttpEntityWriter<T extends object> {
+  /** The entity class. */
+  readonly entityClass: EntityClass<T>;
+  /** The request's session. */
+  readonly context: HttpContext;
+  /** Before the insert. */
+  onBeforeInsert: HttpEntityWriterEvent<T> = undefined;
+  /** After the insert (and after `onApplyDetails`). */
+  onAfterInsert: HttpEntityWriterEvent<T> = undefined;
+  /** Before the update. */
+  onBeforeUpdate: HttpEntityWriterEvent<T> = undefined;
+  /** After the update (and after `onApplyDetails`). */
+  onAfterUpdate: HttpEntityWriterEvent<T> = undefined;
+  /** Before the delete. */
+  onBeforeDelete: HttpEntityWriterEvent<T> = undefined;
+  /** After the delete. */
+  onAfterDelete: HttpEntityWriterEvent<T> = undefined;
+  /** After the insert or update statement, before its after-event: the place to save details. */
+  onApplyDetails: HttpEntityWriterEvent<T> = undefined;
+  readonly #mapping: EntityMapping<T>;
+
+  /** @param entityClass the entity. @param context the request's session. */
+  constructor(entityClass: EntityClass<T>, context: HttpContext) {
+    this.entityClass = entityClass;
+    this.context = context;
+    this.#mapping = EntityMapping.of(entityClass);
+  }
+
+  /**
+   * Inserts the entity of a JSON body: the id comes from the sequence when the body has none or one
+   * that is not positive; a positive id is kept. Answers the inserted entity, with details.
+   */
+  async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+    const entity = await this.context.fromJson(this.entityClass, json);
+    const id = this.context.getId(this.entityClass, json);
+    await this.context.transaction(async () => {
+      if (id === undefined || id <= 0) await this.context.setSequenceId(entity);
+      await this.onBeforeInsert?.(entity);
+      await this.context.insert(entity);
+      await this.onApplyDetails?.(entity);
+      await this.onAfterInsert?.(entity);
+    });
+    return this.context.toJson(entity, config);
+  }
+
+  /**
+   * Updates the entity of a JSON body (which must carry its id and, when the entity has one, its
+   * version), then reloads the row, since the body lacks the change-tracking columns. An absent id
+   * answers 404, a stale version 409.
+   */
+  async update(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+    const id = this.context.getId(this.entityClass, json);
+    if (id === undefined) throw new InvalidInputError(`The body has no ${this.#mapping.primaryKey.property}: an update needs the id of the entity.`);
+    const version = this.#mapping.versionColumn;
+    if (version !== undefined && typeof (json as Record<string, unknown>)[version.property] !== "number") {
+      throw new InvalidInputError(`The body has no ${version.property}: an update needs the version the entity was read with.`);
+    }
+    const entity = await this.context.fromJson(this.entityClass, json);
+    try {
+      await this.context.transaction(async () => {
+        await this.onBeforeUpdate?.(entity);
+        await this.context.update(entity);
+        await this.onApplyDetails?.(entity);
+        await this.onAfterUpdate?.(entity);
+      });
+    } catch (error) {
+      if (error instanceof ConcurrentUpdateError && (await this.context.tryGet(this.entityClass, id)) === null) throw new HttpNotFoundError(id);
+      throw error;
+    }
+    await this.context.refresh(entity);
+    return this.context.toJson(entity, config);
+  }
+
+  /**
+   * Loads the row, restores the version the client sent and deletes it: 404 for an absent id, 409 for a
+   * stale version. Answers `{"id": <id>, "deleted": true}`.
+   */
+  async delete(id: number, version: number): Promise<HttpEntityDeleted> {
+    const entity = await this.context.tryGet(this.entityClass, id);
+    if (entity === null) throw new HttpNotFoundError(id);
+    this.context.setVersionId(entity, version);
+    await this.context.transaction(async () => {
+      await this.onBeforeDelete?.(entity);
+      await this.context.delete(entity);
+      await this.onAfterDelete?.(entity);
+    });
+    return { id, deleted: true };
+  }
+
+  /** A new entity with its id drawn from the sequence, not inserted; entity only. */
+  async createNew(config: JsonSerializerConfig = JsonSerializerConfig.entityOnly): Promise<unknown> {
+    const entity = await this.context.createEntity(this.entityClass);
+    return this.context.toJson(entity, config);
+  }
+}

@@ -1,0 +1,184 @@
+import { InvalidInputError } from "../../errors.js";
+import type { ComparisonOperator, Condition } from "../../filter/condition.js";
+import { Filter } from "../../filter/filter.js";
+import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
+import { CrudTexts } from "./crud-texts.js";
+import type { HttpFilterParameters } from "./http-filter-parameters.js";
+
+/** Deepest nesting of `or` groups a filter body may use. */
+export const maxOrDepth = 4;
+/** Most values an `IN` condition may list. */
+export const maxInValues = 100;
+
+/** Reads column values of a filter body: converts a JSON value to the column's type, or throws `InvalidInputError`. */
+export type FilterValueReader = (column: ColumnMapping, value: unknown) => unknown;
+
+/** How a filter body names and may use the columns of one entity. */
+export interface FilterColumns {
+  /** The column a body name designates (JSON name or database name, any case), if it may be filtered. */
+  find(name: string): ColumnMapping | undefined;
+}
+
+const conditionKeys = new Set(["columnname", "condition", "value"]);
+const orderByKeys = new Set(["columnname", "direction"]);
+const topKeys = new Set(["where", "orderby", "start", "limit"]);
+
+const operators = new Map<string, ComparisonOperator | "IN" | "IS NULL" | "IS NOT NULL">([
+  ["=", "="], ["<>", "<>"], ["<", "<"], ["<=", "<="], [">", ">"], [">=", ">="],
+  ["LIKE", "LIKE"], ["NOT LIKE", "NOT LIKE"], ["IN", "IN"], ["IS NULL", "IS NULL"], ["IS NOT NULL", "IS NOT NULL"],
+]);
+
+function fail(message: string): never {
+  throw new InvalidInputError(message);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Turns a filter body (API.md "Filter body of Select") into a `Filter`. Nothing of the body becomes SQL
+ * text: columns are looked up in the mapping, operators in a closed list, and values are converted to
+ * the column's type and bound as parameters. Any deviation answers `InvalidInputError` (400).
+ */
+export function parseFilterBody(
+  body: unknown,
+  mapping: EntityMapping,
+  columns: FilterColumns,
+  readValue: FilterValueReader,
+  parameters: HttpFilterParameters,
+): Filter {
+  if (!isPlainObject(body)) fail(CrudTexts.filterNotObject);
+  const keys = new Map(Object.keys(body).map((key) => [key.toLowerCase(), key]));
+  for (const [lower, key] of keys) if (!topKeys.has(lower)) fail(CrudTexts.unknownFilterProperty(key));
+  const filter = new Filter();
+  filter.includeDeleted = parameters.includeDeleted;
+  const where = keys.has("where") ? body[keys.get("where") as string] : undefined;
+  const orderBy = keys.has("orderby") ? body[keys.get("orderby") as string] : undefined;
+  const start = keys.has("start") ? body[keys.get("start") as string] : undefined;
+  const limit = keys.has("limit") ? body[keys.get("limit") as string] : undefined;
+
+  if (where !== undefined && where !== null) {
+    if (!Array.isArray(where)) fail(CrudTexts.whereNotArray);
+    const counter = { leaves: 0, max: parameters.effectiveMaxWhereConditions };
+    for (const item of where) filter.add(parseItem(item, 1, columns, readValue, counter));
+  }
+  if (orderBy !== undefined && orderBy !== null) {
+    if (!Array.isArray(orderBy)) fail(CrudTexts.orderByNotArray);
+    const max = parameters.effectiveMaxOrderByColumns;
+    if (max !== undefined && orderBy.length > max) fail(CrudTexts.tooManyOrderBy(max));
+    for (const item of orderBy) {
+      if (!isPlainObject(item)) fail(CrudTexts.orderByNotObject);
+      let name: unknown;
+      let direction: unknown;
+      for (const [key, value] of Object.entries(item)) {
+        const lower = key.toLowerCase();
+        if (!orderByKeys.has(lower)) fail(CrudTexts.unknownOrderByProperty(key));
+        if (lower === "columnname") name = value;
+        else direction = value;
+      }
+      if (typeof name !== "string") fail(CrudTexts.columnNameMissing);
+      const column = columns.find(name) ?? fail(CrudTexts.columnNotFilterable(name));
+      if (direction !== undefined && direction !== null && typeof direction !== "string") fail(CrudTexts.badDirection(String(direction)));
+      const normalized = typeof direction === "string" ? direction.trim().toUpperCase() : "";
+      if (normalized !== "" && normalized !== "ASC" && normalized !== "DESC") fail(CrudTexts.badDirection(String(direction)));
+      filter.orderBy.push({ column, direction: normalized === "DESC" ? "DESC" : "ASC" });
+    }
+  }
+  if (start !== undefined && start !== null) {
+    if (typeof start !== "number" || !Number.isSafeInteger(start) || start < 0) fail(CrudTexts.badStart);
+    filter.offset = start;
+  }
+  if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isSafeInteger(limit))) fail(CrudTexts.badLimit);
+  filter.limit = effectiveLimit(limit as number | undefined | null, parameters);
+  void mapping;
+  return filter;
+}
+
+/** The page size in force: absent, 0, negative or above the ceiling becomes the ceiling. */
+export function effectiveLimit(limit: number | undefined | null, parameters: HttpFilterParameters): number | undefined {
+  const max = parameters.effectiveMaxLimit;
+  if (limit === undefined || limit === null || limit <= 0) return max;
+  return max !== undefined && limit > max ? max : limit;
+}
+
+function parseItem(
+  item: unknown,
+  depth: number,
+  columns: FilterColumns,
+  readValue: FilterValueReader,
+  counter: { leaves: number; max: number | undefined },
+): Condition {
+  if (!isPlainObject(item)) fail(CrudTexts.conditionNotObject);
+  const entries = Object.entries(item);
+  const orEntry = entries.find(([key]) => key.toLowerCase() === "or");
+  if (orEntry !== undefined) {
+    if (entries.length !== 1) fail(CrudTexts.conditionNotObject);
+    const group = orEntry[1];
+    if (!Array.isArray(group) || group.length === 0) fail(CrudTexts.orNotArray);
+    if (depth > maxOrDepth) fail(CrudTexts.orTooDeep(maxOrDepth));
+    return { kind: "or", conditions: group.map((child) => parseItem(child, depth + 1, columns, readValue, counter)) };
+  }
+  let name: unknown;
+  let conditionText: unknown;
+  let value: unknown;
+  let hasValue = false;
+  for (const [key, entryValue] of entries) {
+    const lower = key.toLowerCase();
+    if (!conditionKeys.has(lower)) fail(CrudTexts.unknownConditionProperty(key));
+    if (lower === "columnname") name = entryValue;
+    else if (lower === "condition") conditionText = entryValue;
+    else {
+      value = entryValue;
+      hasValue = true;
+    }
+  }
+  if (typeof name !== "string") fail(CrudTexts.columnNameMissing);
+  counter.leaves++;
+  if (counter.max !== undefined && counter.leaves > counter.max) fail(CrudTexts.tooManyConditions(counter.max));
+  const column = columns.find(name) ?? fail(CrudTexts.columnNotFilterable(name));
+  if (typeof conditionText !== "string") fail(CrudTexts.conditionMissing(name));
+  const operator = operators.get(conditionText.trim().replace(/\s+/g, " ").toUpperCase()) ?? fail(CrudTexts.unknownCondition(conditionText));
+  if (operator === "IS NULL" || operator === "IS NOT NULL") {
+    if (hasValue && value !== null) fail(CrudTexts.valueNotAllowed(name, operator));
+    return { kind: "null", column, negated: operator === "IS NOT NULL" };
+  }
+  if (!hasValue || value === undefined) fail(CrudTexts.valueMissing(name, operator));
+  if (operator === "IN") {
+    if (!Array.isArray(value) || value.length === 0 || value.length > maxInValues) fail(CrudTexts.inNotArray(name, maxInValues));
+    return { kind: "in", column, values: value.map((v) => convert(column, name, v, readValue)) };
+  }
+  if (operator === "LIKE" || operator === "NOT LIKE") {
+    if (column.type.kind !== "string") fail(CrudTexts.likeOnText(name));
+    if (typeof value !== "string") fail(CrudTexts.valueNotConvertible(name, "a string"));
+    return { kind: "compare", column, operator, value };
+  }
+  return { kind: "compare", column, operator, value: convert(column, name, value, readValue) };
+}
+
+function convert(column: ColumnMapping, name: string, value: unknown, readValue: FilterValueReader): unknown {
+  if (value === null || typeof value === "object") fail(CrudTexts.valueNotConvertible(name, expected(column)));
+  return readValue(column, value);
+}
+
+function expected(column: ColumnMapping): string {
+  switch (column.type.kind) {
+    case "int32":
+    case "lazy":
+      return "a 32-bit integer";
+    case "int64":
+      return "a 64-bit integer (a number or a string of digits)";
+    case "float":
+      return "a number";
+    case "decimal":
+      return "a decimal number (a number or a string)";
+    case "string":
+      return "a string";
+    case "boolean":
+      return "true or false";
+    case "date":
+      return "an ISO-8601 date and time";
+    case "blob":
+      return "base64 text";
+  }
+}
