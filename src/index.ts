@@ -26,3 +26,9 @@ export { JsonIgnore, JsonIgnoreSerialize, JsonIgnoreDeserialize, type JsonFieldD
 export { isSerialized, isDeserialized, isFilterable, jsonPropertyName, type JsonMember } from "./json/json-visibility.js";
 export { decodeColumnJson, parseIsoDate } from "./json/column-json.js";
 export type { JsonValue, JsonObject } from "./json/json-value.js";
+export { Required, MaxLength, MinLength, MaxValue, MinValue, Greater, Less, Range, Regex, Email, DisplayName, Validator, type NumericLimit, type ValidationDecorator } from "./validation/validation-decorators.js";
+export { ValidationErrors } from "./validation/validation-errors.js";
+export { isValidEmailAddress } from "./validation/email-address.js";
+export { textLength } from "./validation/text-length.js";
+export { InsertEvent, UpdateEvent, DeleteEvent, BeforeInsert, AfterInsert, BeforeUpdate, AfterUpdate, BeforeDelete, AfterDelete, type EntityEvent, type EntityEventClass, type EventClassDecorator, type EntityEventMethodDecorator } from "./events/event-decorators.js";
+export { FilterBuilder, ConditionGroup, ColumnCondition, type FilterProperty, type FilterValue } from "./filter/filter-builder.js";

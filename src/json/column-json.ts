@@ -1,5 +1,6 @@
 import { InvalidInputError } from "../errors.js";
 import type { ColumnType } from "../mapping/column-type.js";
+import { decimalTextOf } from "../validation/decimal-compare.js";
 import { JsonMessages, jsonTypeOf } from "./json-messages.js";
 import type { JsonValue } from "./json-value.js";
 
@@ -78,7 +79,7 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
         return (json) => (typeof json === "number" ? json : wrong("a number", json));
       case "decimal":
         return (json) => {
-          const text = typeof json === "string" ? json.trim() : typeof json === "number" && Number.isFinite(json) ? plainNumber(json) : wrong("a decimal string or a number", json);
+          const text = typeof json === "string" ? json.trim() : typeof json === "number" && Number.isFinite(json) ? decimalTextOf(json) : wrong("a decimal string or a number", json);
           const normalized = normalizeExactDecimal(text, type.precision ?? 18, type.scale ?? 0);
           if (normalized === undefined) {
             if (!decimalText.test(text)) return wrong("a decimal string or a number", json);
@@ -130,21 +131,6 @@ export function normalizeExactDecimal(text: string, precision: number, scale: nu
   const kept = fraction.slice(0, scale).padEnd(scale, "0");
   const result = scale > 0 ? `${whole}.${kept}` : whole;
   return match[1] === "-" && /[1-9]/.test(result) ? `-${result}` : result;
-}
-
-/** The shortest decimal text of a finite number, without an exponent (1e-7 is "0.0000001"). */
-function plainNumber(value: number): string {
-  const text = String(value);
-  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
-  if (match === null) return text;
-  const mantissa = match[2] + (match[3] ?? "");
-  const exponent = Number(match[4]);
-  const point = 1 + exponent;
-  let plain: string;
-  if (point <= 0) plain = `0.${"0".repeat(-point)}${mantissa}`;
-  else if (point >= mantissa.length) plain = mantissa + "0".repeat(point - mantissa.length);
-  else plain = `${mantissa.slice(0, point)}.${mantissa.slice(point)}`;
-  return match[1] + plain;
 }
 
 /**

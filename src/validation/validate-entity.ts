@@ -1,10 +1,18 @@
-// STUB written by the lead: the session calls this before every insert and update. The
-// validation/events engineer owns this file and replaces the body (SPEC.md 2.10).
+import { ValidationError } from "../errors.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
+import { ValidationErrors } from "./validation-errors.js";
+import { validationPlanOf } from "./validation-plan.js";
 
-/** Checks every validation rule of `entity`; throws one `ValidationError` listing every failure. */
+/**
+ * Checks every validation rule of `entity` (SPEC.md 2.10): the field rules, then each `@Validator` method
+ * called as `method(errors, context)` and awaited. Throws one `ValidationError` listing every failure;
+ * the session calls it inside the write's transaction, after the before-events and before the statement.
+ */
 export async function validateEntity(mapping: EntityMapping, entity: object, context: unknown): Promise<void> {
-  void mapping;
-  void entity;
-  void context;
+  const plan = validationPlanOf(mapping);
+  if (plan.columns.length === 0 && plan.validators.length === 0) return;
+  const errors = new ValidationErrors(mapping);
+  plan.checkColumns(entity, errors);
+  for (const read of plan.validators) await read(entity).call(entity, errors, context);
+  if (errors.hasErrors) throw new ValidationError(errors.failures);
 }
