@@ -1,19 +1,20 @@
 // The Tenon contender of the benchmark: the demo's Company API as a user writes it with `tenon` and
 // `tenon/http`. Settings come from the BENCH_* environment that bench/run.mjs sets.
 import { HttpServer } from "tenon/http";
+import { CompaniesController } from "./companies.js";
+import { BenchContext, openDatabase } from "./context.js";
 import { registerExtraRoutes } from "./extra-routes.js";
 import { HealthController } from "./health.js";
 import { registerLogging } from "./logging.js";
 
-/** The per-request context. */
-class BenchContext {}
-
+const database = await openDatabase();
 const server = new HttpServer(BenchContext);
 server.baseUri = "/api";
 server.port = 0;
 server.addBindAddress("127.0.0.1");
 server.allowAnonymous = true; // the bench's routes need no authentication
 server.registerController(HealthController);
+server.registerController(CompaniesController);
 registerExtraRoutes(server, Number(process.env.BENCH_ROUTES ?? 0));
 registerLogging(server, process.env.BENCH_LOG ?? "", process.env.BENCH_LOG_FILE ?? "http.log");
 await server.start();
@@ -21,6 +22,7 @@ process.stdout.write(`LISTENING ${server.port}\n`);
 
 const stop = async (): Promise<void> => {
   await server.stop();
+  await database.close();
   process.exit(0);
 };
 process.once("SIGTERM", () => void stop());

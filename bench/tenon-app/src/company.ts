@@ -1,0 +1,22 @@
+import {
+  Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, PrimaryKey, Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn,
+} from "tenon";
+import { Email, MaxLength, Range, Regex, Required } from "./validation.js";
+
+/** The demo's Company (DEMO.md) on the bench's table: validation, all six change-tracking columns, soft delete. */
+@Table("Companies")
+@Sequence("companies_seq")
+export class Company {
+  @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @Required() @MaxLength(100) @Column("Name", Type.varchar(100)) name = "";
+  @Email() @Column("Email", Type.varchar(200).orNull) email: string | null = null;
+  @Regex("^[A-Z]{2}[0-9A-Z]{2,12}$") @Column("VatNumber", Type.varchar(20).orNull) vatNumber: string | null = null;
+  @Range(0, 1000000) @Column("CreditLimit", Type.float.orNull) creditLimit: number | null = null;
+  @CreatedAt @Column("CreatedAt", Type.date.orNull) createdAt: Date | null = null;
+  @CreatedBy @Column("CreatedBy", Type.string) createdBy = "";
+  @UpdatedAt @Column("UpdatedAt", Type.date.orNull) updatedAt: Date | null = null;
+  @UpdatedBy @Column("UpdatedBy", Type.string) updatedBy = "";
+  @DeletedAt @Column("DeletedAt", Type.date.orNull) deletedAt: Date | null = null;
+  @DeletedBy @Column("DeletedBy", Type.string) deletedBy = "";
+  @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
+}

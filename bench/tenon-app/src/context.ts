@@ -1,0 +1,39 @@
+import type { Database } from "tenon";
+import { HttpContext } from "tenon/http";
+
+let database: Database | undefined;
+
+/** Opens the bench's database (SQLite file, or PostgreSQL schema tenon_bench) once per process. */
+export async function openDatabase(): Promise<Database> {
+  if (process.env.BENCH_DB === "postgres") {
+    const { PostgresDatabase } = await import("tenon/postgres");
+    database = new PostgresDatabase({
+      connectionString: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/test",
+      schema: process.env.BENCH_PG_SCHEMA || "tenon_bench",
+      poolSize: 10,
+    });
+  } else {
+    const { SqliteDatabase } = await import("tenon/sqlite");
+    database = new SqliteDatabase({ filename: process.env.BENCH_SQLITE_PATH ?? "" });
+  }
+  return database;
+}
+
+/** The per-request context: the request's session, created on first use and released after the answer. */
+export class BenchContext implements AsyncDisposable {
+  #http: HttpContext | undefined;
+
+  /** The session of this request. */
+  get http(): HttpContext {
+    if (this.#http === undefined) {
+      this.#http = new HttpContext(database!);
+      this.#http.onGetCurrentUser = () => "bench";
+    }
+    return this.#http;
+  }
+
+  /** Releases the session's connection. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#http?.[Symbol.asyncDispose]();
+  }
+}
