@@ -66,7 +66,7 @@ export class JwtKeyring {
     return new SignJWT(payload)
       .setProtectedHeader({ alg: entry.algorithm, kid, typ: "JWT" })
       .setIssuedAt()
-      .setExpirationTime(options.expiresIn ?? "1h")
+      .setExpirationTime(typeof options.expiresIn === "number" ? `${options.expiresIn}s` : (options.expiresIn ?? "1h"))
       .sign(entry.signKey);
   }
 
