@@ -27,6 +27,6 @@ export { JsonLinesLogWriter, type JsonLinesLogKind } from "./logging/json-lines-
 export { HttpContext } from "./crud/http-context.js";
 export { HttpEntityReader, type HttpEntityPage } from "./crud/http-entity-reader.js";
 export { HttpEntityWriter, type HttpEntityWriterEvent, type HttpEntityDeleted } from "./crud/http-entity-writer.js";
-export { HttpEntityController } from "./crud/http-entity-controller.js";
+export { HttpEntityController, HttpEntityReadController } from "./crud/http-entity-controller.js";
 export { HttpFilterParameters } from "./crud/http-filter-parameters.js";
 export { parseFilterBody, type FilterColumns, type FilterValueReader } from "./crud/http-filter-body.js";

@@ -7,11 +7,9 @@ import { HttpEntityWriter, type HttpEntityDeleted } from "./http-entity-writer.j
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 
 /**
- * A controller that serves one entity class with the conventional routes of SPEC.md 4.2, delegating to
- * `HttpEntityReader` and `HttpEntityWriter`. Subclass it once per entity (SPEC.md 4.1 rule 6), name the
- * entity in `entityClass`, say where the request's `HttpContext` is in `httpContext`, and register it
- * with its own base URI. Override a route method to add `@Area`s or change its behaviour; override
- * `createReader` / `createWriter` to attach events.
+ * A controller that serves one entity class read-only: the GET routes and select of SPEC.md 4.2,
+ * delegating to `HttpEntityReader`. Other methods on its addresses answer 405 with `Allow`. Use it for
+ * join entities; `HttpEntityController` adds the write routes.
  *
  * | route | method |
  * |---|---|
@@ -19,13 +17,9 @@ import { HttpFilterParameters } from "./http-filter-parameters.js";
  * | GET {base}/? | get |
  * | GET {base}/find/? | find |
  * | GET {base}/metadata | metadata |
- * | GET {base}/createnew | createNew |
  * | POST {base}/select | select |
- * | POST {base} | insert |
- * | PUT {base} | update |
- * | DELETE {base}/?/? | delete |
  */
-export abstract class HttpEntityController<C, T extends object> extends HttpController<C> {
+export abstract class HttpEntityReadController<C, T extends object> extends HttpController<C> {
   /** The entity class served. */
   protected abstract readonly entityClass: EntityClass<T>;
   /** The request's session (usually created lazily by the application's context class). */
@@ -39,11 +33,6 @@ export abstract class HttpEntityController<C, T extends object> extends HttpCont
   /** The reader used by the GET routes and select; override to attach reader events. */
   protected createReader(): HttpEntityReader<T> {
     return new HttpEntityReader(this.entityClass, this.httpContext, this.filterParameters);
-  }
-
-  /** The writer used by the write routes; override to attach writer events. */
-  protected createWriter(): HttpEntityWriter<T> {
-    return new HttpEntityWriter(this.entityClass, this.httpContext);
   }
 
   /** GET {base}: every row up to the page ceiling, `{count, data}`. */
@@ -70,16 +59,42 @@ export abstract class HttpEntityController<C, T extends object> extends HttpCont
     return this.createReader().metadata();
   }
 
-  /** GET {base}/createnew: a new entity with its id, not inserted. */
-  @Get("createnew")
-  createNew(): Promise<unknown> {
-    return this.createWriter().createNew();
-  }
-
   /** POST {base}/select: the rows the filter body selects, `{count, data}`. */
   @Post("select")
   select(): Promise<HttpEntityPage> {
     return this.createReader().select(this.request.jsonContent);
+  }
+}
+
+/**
+ * A controller that serves one entity class with the conventional routes of SPEC.md 4.2, delegating to
+ * `HttpEntityReader` and `HttpEntityWriter`. Subclass it once per entity (SPEC.md 4.1 rule 6), name the
+ * entity in `entityClass`, say where the request's `HttpContext` is in `httpContext`, and register it
+ * with its own base URI. Override a route method to add `@Area`s or change its behaviour; override
+ * `createReader` / `createWriter` to attach events.
+ *
+ * | route | method |
+ * |---|---|
+ * | GET {base} | selectAll |
+ * | GET {base}/? | get |
+ * | GET {base}/find/? | find |
+ * | GET {base}/metadata | metadata |
+ * | GET {base}/createnew | createNew |
+ * | POST {base}/select | select |
+ * | POST {base} | insert |
+ * | PUT {base} | update |
+ * | DELETE {base}/?/? | delete |
+ */
+export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
+  /** The writer used by the write routes; override to attach writer events. */
+  protected createWriter(): HttpEntityWriter<T> {
+    return new HttpEntityWriter(this.entityClass, this.httpContext);
+  }
+
+  /** GET {base}/createnew: a new entity with its id, not inserted. */
+  @Get("createnew")
+  createNew(): Promise<unknown> {
+    return this.createWriter().createNew();
   }
 
   /** POST {base}: inserts the entity of the body and answers it. */

@@ -1,0 +1,48 @@
+import { Context, type Database } from "tenon";
+import { HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
+import { DemoAuthentication } from "./authentication.js";
+import {
+  AdminController, CompanyController, EmployeeController, EmployeeDirectoryController, HealthController, LogonController, OrderController,
+} from "./controllers.js";
+import { DemoContext, useDemoDatabase } from "./demo-context.js";
+import { ensureDemoSchema } from "./schema.js";
+import { seedDemo } from "./seed.js";
+
+/** How the demo is configured (from the environment in main.ts). */
+export interface DemoOptions {
+  /** The opened database. */
+  readonly database: Database;
+  /** The port (0 for an ephemeral one). */
+  readonly port: number;
+  /** Recreate the tables and seed rows. */
+  readonly reset: boolean;
+  /** The JSON-lines log file, or undefined for no request log. */
+  readonly logFile: string | undefined;
+}
+
+/** Creates the schema and seed rows when missing, and builds the demo server (not yet started). */
+export async function createDemoServer(options: DemoOptions): Promise<HttpServer<DemoContext>> {
+  useDemoDatabase(options.database);
+  {
+    await using context = new Context(options.database);
+    if (await ensureDemoSchema(context, options.reset)) await seedDemo(context);
+  }
+  const server = new HttpServer(DemoContext);
+  server.baseUri = "/api";
+  server.port = options.port;
+  server.addBindAddress("127.0.0.1");
+  server.registerAuthentication(DemoAuthentication);
+  server.registerController(LogonController);
+  server.registerController(HealthController);
+  server.registerController(AdminController);
+  server.registerController(CompanyController, "/companies");
+  server.registerController(EmployeeController, "/employees");
+  server.registerController(OrderController, "/orders");
+  server.registerController(EmployeeDirectoryController, "/employee-directory");
+  if (options.logFile !== undefined) {
+    JsonLinesLogWriter.path = options.logFile;
+    server.registerLogWriter(JsonLinesLogWriter);
+    HttpLogRedactedNames.add("vatNumber");
+  }
+  return server;
+}

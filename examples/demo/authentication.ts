@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { BearerAuthentication, constantTimeEquals, HttpUser, JwtKeyring, type JwtPayload } from "tenon/http";
+import type { DemoContext } from "./demo-context.js";
+
+/** A demo user: name, password and areas (DEMO.md). */
+interface DemoUser {
+  readonly username: string;
+  readonly password: string;
+  readonly areas: readonly string[];
+}
+
+const users: readonly DemoUser[] = [
+  { username: "guest", password: "guest", areas: ["read"] },
+  { username: "editor", password: "editor", areas: ["read", "write"] },
+  { username: "admin", password: "admin", areas: ["read", "write", "admin"] },
+];
+
+/** Tokens expire after 30 minutes. */
+export const tokenLifetimeSeconds = 30 * 60;
+
+let keyring: JwtKeyring | undefined;
+
+/** The demo's signing keys: HS256 with `JWT_SECRET`, or a random secret made at start-up. */
+export function demoKeyring(): JwtKeyring {
+  keyring ??= new JwtKeyring().addHs256("demo", process.env.JWT_SECRET ?? randomBytes(32).toString("base64url"));
+  return keyring;
+}
+
+/** Checks a user name and password in constant time; answers the user or undefined. */
+export function findDemoUser(username: unknown, password: unknown): DemoUser | undefined {
+  if (typeof username !== "string" || typeof password !== "string") return undefined;
+  let found: DemoUser | undefined;
+  for (const user of users) {
+    const nameMatches = constantTimeEquals(user.username, username);
+    const passwordMatches = constantTimeEquals(user.password, password);
+    if (nameMatches && passwordMatches) found = user;
+  }
+  return found;
+}
+
+/** Issues a 30-minute bearer token for a user. */
+export function issueDemoToken(user: DemoUser): Promise<string> {
+  return demoKeyring().sign({ sub: user.username, areas: [...user.areas] }, { expiresIn: tokenLifetimeSeconds });
+}
+
+/** Bearer authentication of the demo: a valid token of a known user, with the areas it carries. */
+export class DemoAuthentication extends BearerAuthentication<DemoContext> {
+  protected get keyring(): JwtKeyring {
+    return demoKeyring();
+  }
+
+  protected isValid(payload: JwtPayload): HttpUser | undefined {
+    const user = users.find((candidate) => candidate.username === payload.sub);
+    if (user === undefined) return undefined;
+    return new HttpUser(user.username, user.areas);
+  }
+}

@@ -1,0 +1,140 @@
+import { Filter, type EntityClass } from "tenon";
+import {
+  Area, AuthorizationType, Get, HttpAuthorizationType, HttpController, HttpEntityController, HttpEntityReadController, HttpError, Post, Uri,
+  type HttpContext, type HttpEntityDeleted, type HttpEntityPage, type HttpEntityWriter,
+} from "tenon/http";
+import { findDemoUser, issueDemoToken } from "./authentication.js";
+import type { DemoContext } from "./demo-context.js";
+import { Company, Employee, EmployeeDirectory, Order, OrderLine } from "./entities.js";
+
+/** POST /logon: answers a bearer token for a valid user name and password (no authentication). */
+@Uri("/logon")
+@AuthorizationType(HttpAuthorizationType.None)
+export class LogonController extends HttpController<DemoContext> {
+  /** `{"username", "password"}` → `{"token"}`, or 401. */
+  @Post()
+  async logon(): Promise<{ token: string }> {
+    const body = this.request.jsonContent as Record<string, unknown> | null;
+    const user = typeof body === "object" && body !== null ? findDemoUser(body.username, body.password) : undefined;
+    if (user === undefined) throw new HttpError(401, "Wrong user name or password.");
+    return { token: await issueDemoToken(user) };
+  }
+}
+
+/** GET /health: `{"status":"ok"}` (no authentication). */
+@Uri("/health")
+@AuthorizationType(HttpAuthorizationType.None)
+export class HealthController extends HttpController<DemoContext> {
+  /** Always ok while the server answers. */
+  @Get()
+  health(): { status: string } {
+    return { status: "ok" };
+  }
+}
+
+/** GET /admin/whoami: the caller's user (area admin). */
+@Uri("/admin")
+export class AdminController extends HttpController<DemoContext> {
+  /** The caller's `HttpUser` as JSON. */
+  @Get("whoami")
+  @Area("admin")
+  whoami(): unknown {
+    const user = this.request.user;
+    return { username: user?.username, areas: user?.areas, tenant: user?.tenant };
+  }
+}
+
+/**
+ * The demo's entity routes: the generic controller's routes with the demo's areas, read for GET and
+ * select, write for the others (createnew included).
+ */
+abstract class DemoEntityController<T extends object> extends HttpEntityController<DemoContext, T> {
+  protected get httpContext(): HttpContext {
+    return this.context.orm;
+  }
+
+  @Area("read") override selectAll(): Promise<HttpEntityPage> {
+    return super.selectAll();
+  }
+  @Area("read") override get(id: number): Promise<unknown> {
+    return super.get(id);
+  }
+  @Area("read") override find(id: number): Promise<unknown> {
+    return super.find(id);
+  }
+  @Area("read") override metadata(): unknown {
+    return super.metadata();
+  }
+  @Area("read") override select(): Promise<HttpEntityPage> {
+    return super.select();
+  }
+  @Area("write") override createNew(): Promise<unknown> {
+    return super.createNew();
+  }
+  @Area("write") override insert(): Promise<unknown> {
+    return super.insert();
+  }
+  @Area("write") override update(): Promise<unknown> {
+    return super.update();
+  }
+  @Area("write") override delete(id: number, version: number): Promise<HttpEntityDeleted> {
+    return super.delete(id, version);
+  }
+}
+
+/** /companies */
+export class CompanyController extends DemoEntityController<Company> {
+  protected readonly entityClass: EntityClass<Company> = Company;
+}
+
+/** /employees */
+export class EmployeeController extends DemoEntityController<Employee> {
+  protected readonly entityClass: EntityClass<Employee> = Employee;
+}
+
+/** /orders: the writer saves the order's lines (replacing the stored ones) inside the write's transaction. */
+export class OrderController extends DemoEntityController<Order> {
+  protected readonly entityClass: EntityClass<Order> = Order;
+
+  protected override createWriter(): HttpEntityWriter<Order> {
+    const writer = super.createWriter();
+    writer.onApplyDetails = (order) => saveOrderLines(this.httpContext, order);
+    return writer;
+  }
+}
+
+async function saveOrderLines(context: HttpContext, order: Order): Promise<void> {
+  const lines = await order.lines.load();
+  const keep = new Set<number>();
+  for (const line of lines) {
+    line.order.id = order.id;
+    if (line.id > 0 && (await context.tryGet(OrderLine, line.id)) !== null) await context.update(line);
+    else await context.insert(line);
+    keep.add(line.id);
+  }
+  const stored = await context.select(OrderLine, new Filter().addWhere("OrderID = :orderId", { orderId: order.id }));
+  for (const line of stored) if (!keep.has(line.id)) await context.delete(line);
+}
+
+/** /employee-directory: read only (the GET routes and select). */
+export class EmployeeDirectoryController extends HttpEntityReadController<DemoContext, EmployeeDirectory> {
+  protected readonly entityClass: EntityClass<EmployeeDirectory> = EmployeeDirectory;
+  protected get httpContext(): HttpContext {
+    return this.context.orm;
+  }
+  @Area("read") override selectAll(): Promise<HttpEntityPage> {
+    return super.selectAll();
+  }
+  @Area("read") override get(id: number): Promise<unknown> {
+    return super.get(id);
+  }
+  @Area("read") override find(id: number): Promise<unknown> {
+    return super.find(id);
+  }
+  @Area("read") override metadata(): unknown {
+    return super.metadata();
+  }
+  @Area("read") override select(): Promise<HttpEntityPage> {
+    return super.select();
+  }
+}

@@ -1,0 +1,99 @@
+import {
+  BeforeInsert, BeforeUpdate, Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, DetailColumn, DisplayName, Email, Greater,
+  Join, JoinKind, JsonIgnore, Lazy, LazyList, MaxLength, MinValue, NotFilterable, PrimaryKey, Range, Regex, Relation, Required,
+  Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn,
+} from "tenon";
+
+/** A customer company. Deleting one is a soft delete, refused while it has employees. */
+@Table("Companies")
+@Sequence("CompaniesID")
+@Relation("Employees", "CompanyID", false)
+export class Company {
+  @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @Required() @MaxLength(100) @Column("Name", Type.varchar(100)) name = "";
+  @Email() @Column("Email", Type.varchar(254).orNull) email: string | null = null;
+  @Regex("^[A-Z]{2}[0-9A-Z]{2,12}$") @Column("VatNumber", Type.varchar(14).orNull) vatNumber: string | null = null;
+  @Range(0, 1000000) @Column("CreditLimit", Type.decimal(18, 2).orNull) creditLimit: string | null = null;
+  @CreatedAt @Column("CreatedAt", Type.date.orNull) createdAt: Date | null = null;
+  @CreatedBy @Column("CreatedBy", Type.string) createdBy = "";
+  @UpdatedAt @Column("UpdatedAt", Type.date.orNull) updatedAt: Date | null = null;
+  @UpdatedBy @Column("UpdatedBy", Type.string) updatedBy = "";
+  @DeletedAt @Column("DeletedAt", Type.date.orNull) deletedAt: Date | null = null;
+  @DeletedBy @Column("DeletedBy", Type.string) deletedBy = "";
+  @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
+}
+
+/** An employee of a company. */
+@Table("Employees")
+@Sequence("EmployeesID")
+export class Employee {
+  @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @Required() @MaxLength(100) @Column("FirstName", Type.varchar(100)) firstName = "";
+  @Required() @MaxLength(100) @DisplayName("Last name") @Column("LastName", Type.varchar(100)) lastName = "";
+  @Email() @Column("Email", Type.varchar(254).orNull) email: string | null = null;
+  @Required() @DisplayName("Company") @Column("CompanyID", Type.lazy(() => Company)) company = new Lazy<Company>();
+  @NotFilterable @Column("Salary", Type.decimal(18, 2).orNull) salary: string | null = null;
+  @JsonIgnore @Column("Notes", Type.string.orNull) notes: string | null = null;
+  @CreatedAt @Column("CreatedAt", Type.date.orNull) createdAt: Date | null = null;
+  @CreatedBy @Column("CreatedBy", Type.string) createdBy = "";
+  @UpdatedAt @Column("UpdatedAt", Type.date.orNull) updatedAt: Date | null = null;
+  @UpdatedBy @Column("UpdatedBy", Type.string) updatedBy = "";
+  @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
+}
+
+/** A line of an order. */
+@Table("OrderLines")
+@Sequence("OrderLinesID")
+export class OrderLine {
+  @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @Column("OrderID", Type.lazy(() => Order)) order = new Lazy<Order>();
+  @Required() @MaxLength(100) @Column("Product", Type.varchar(100)) product = "";
+  @MinValue(1) @Column("Quantity", Type.int32) quantity = 1;
+  @Greater(0) @Column("Price", Type.decimal(18, 2)) price = "0.00";
+  @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
+}
+
+/** An order of a company, with its lines. Deleting one deletes its lines. */
+@Table("Orders")
+@Sequence("OrdersID")
+@Relation("OrderLines", "OrderID", true)
+export class Order {
+  @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @Required() @MaxLength(30) @Column("Number", Type.varchar(30)) number = "";
+  @Column("CompanyID", Type.lazy(() => Company)) company = new Lazy<Company>();
+  @Column("Total", Type.decimal(18, 2)) total = "0.00";
+  @DetailColumn("ID", "OrderID", () => OrderLine) lines = new LazyList<OrderLine>();
+  @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
+
+  /** Computes the total from the lines before every insert and update. */
+  @BeforeInsert
+  @BeforeUpdate
+  async computeTotal(): Promise<void> {
+    let cents = 0n;
+    for (const line of await this.lines.load()) cents += BigInt(line.quantity) * toCents(line.price);
+    this.total = fromCents(cents);
+  }
+}
+
+/** Employees with their company's name: a read-only join entity. */
+@Table("Employees")
+@Join(JoinKind.Inner, "Companies", "CompanyID", "ID")
+export class EmployeeDirectory {
+  @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @Column("FirstName", Type.string) firstName = "";
+  @Column("LastName", Type.string) lastName = "";
+  @Column("Email", Type.string.orNull) email: string | null = null;
+  @Column("Companies", "Name", Type.string) companyName = "";
+}
+
+function toCents(decimal: string): bigint {
+  const [whole, fraction = ""] = decimal.replace("-", "").split(".");
+  const cents = BigInt(whole || "0") * 100n + BigInt((fraction + "00").slice(0, 2));
+  return decimal.startsWith("-") ? -cents : cents;
+}
+
+function fromCents(cents: bigint): string {
+  const sign = cents < 0n ? "-" : "";
+  const absolute = cents < 0n ? -cents : cents;
+  return `${sign}${absolute / 100n}.${(absolute % 100n).toString().padStart(2, "0")}`;
+}
