@@ -4,6 +4,7 @@ import { joinsSuite } from "./joins.js";
 import { relationsSuite } from "./relations.js";
 import { softDeleteSuite } from "./soft-delete.js";
 import { transactionsSuite } from "./transactions.js";
+import { validationSuite } from "./validation.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -12,4 +13,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   relationsSuite,
   joinsSuite,
   transactionsSuite,
+  validationSuite,
 ];
