@@ -5,6 +5,7 @@ import { relationsSuite } from "./relations.js";
 import { softDeleteSuite } from "./soft-delete.js";
 import { transactionsSuite } from "./transactions.js";
 import { validationSuite } from "./validation.js";
+import { eventsSuite } from "./events.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -14,4 +15,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   joinsSuite,
   transactionsSuite,
   validationSuite,
+  eventsSuite,
 ];
