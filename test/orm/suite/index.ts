@@ -6,6 +6,7 @@ import { softDeleteSuite } from "./soft-delete.js";
 import { transactionsSuite } from "./transactions.js";
 import { validationSuite } from "./validation.js";
 import { eventsSuite } from "./events.js";
+import { filtersSuite } from "./filters.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -16,4 +17,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   transactionsSuite,
   validationSuite,
   eventsSuite,
+  filtersSuite,
 ];
