@@ -106,8 +106,9 @@ export class EntityStatements {
       cached = { sql: `${this.selectFrom}${where}`, parameters };
       this.#byId.set(includeDeleted, cached);
     }
+    // The id condition is rendered first, so its value is the first parameter; the fixed WHERE clause's follow.
     const parameters = cached.parameters.slice();
-    parameters[this.#idParameterIndex(includeDeleted)] = id;
+    parameters[0] = id;
     return { sql: cached.sql, parameters };
   }
 
@@ -126,12 +127,6 @@ export class EntityStatements {
     const from = this.selectFrom.slice(this.selectFrom.indexOf(" FROM "));
     const where = this.#where(filter?.conditions ?? [], filter?.includeDeleted ?? false, parameters);
     return { sql: `SELECT COUNT(*)${from}${where}`, parameters };
-  }
-
-  #idParameterIndex(includeDeleted: boolean): number {
-    // The id condition is rendered first; the fixed WHERE clause's parameters come after it.
-    void includeDeleted;
-    return 0;
   }
 
   #where(conditions: readonly Condition[], includeDeleted: boolean, parameters: unknown[]): string {
