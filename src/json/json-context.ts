@@ -24,8 +24,8 @@ export class JsonContext extends Context {
    * The JSON of one entity, or of each entity of an array, as plain values ready for `JSON.stringify`.
    * Async because expanding references and details may read them. Default configuration: `default`.
    */
-  toJson(entity: object, config?: JsonSerializerConfig): Promise<JsonObject>;
   toJson(entities: readonly object[], config?: JsonSerializerConfig): Promise<JsonObject[]>;
+  toJson(entity: object, config?: JsonSerializerConfig): Promise<JsonObject>;
   toJson(value: object | readonly object[], config: JsonSerializerConfig = JsonSerializerConfig.default): Promise<JsonObject | JsonObject[]> {
     const serializer = new JsonSerializer(this, config);
     return Array.isArray(value) ? serializer.many(value) : serializer.one(value);

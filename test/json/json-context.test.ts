@@ -1,0 +1,4 @@
+import { sqliteHarness } from "../orm/harness.js";
+import { jsonSuite } from "./json-suite.js";
+
+jsonSuite(sqliteHarness);
