@@ -40,6 +40,8 @@ const outName = o.out ?? (o.quick ? 'quick' : 'latest');
 const RESULTS = path.join(BENCH_DIR, 'results');
 const TMP = path.join(RESULTS, 'tmp');
 fs.mkdirSync(TMP, { recursive: true });
+// The data set is built afresh by every run, so that nothing a previous run or a developer did to it stays.
+for (const f of fs.readdirSync(TMP)) if (/^companies-\d+\.sqlite/.test(f)) fs.rmSync(path.join(TMP, f), { force: true });
 
 const loader = pickLoader(o.loader === 'auto' ? undefined : o.loader);
 const scenarios = selectScenarios(allScenarios(opts.rows), opts.scenarios);

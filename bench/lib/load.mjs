@@ -47,7 +47,7 @@ export async function runLoad({ loader, port, spec, connections, seconds, thread
   let r;
   if (loader.name === 'wrk') {
     const script = path.join(scriptDir, `load-${process.pid}-${Math.random().toString(36).slice(2)}.lua`);
-    fs.writeFileSync(script, luaScript(spec));
+    fs.writeFileSync(script, luaScript(spec, threads));
     try {
       r = await run('wrk', ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', script, `http://127.0.0.1:${port}`]);
     } finally { fs.rmSync(script, { force: true }); }

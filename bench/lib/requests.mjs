@@ -24,7 +24,7 @@ const luaString = (s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
  * The wrk script of a spec. Kinds: `static` {method, path, body?}; `random-id` {prefix, lo, hi};
  * `random-route` {routes, lo, hi}; `update-cycle` {lo, hi} (ids in turn, the version each row is at).
  */
-export function luaScript(spec) {
+export function luaScript(spec, threads = 1) {
   switch (spec.kind) {
     case 'static':
       return `wrk.method = ${luaString(spec.method)}
@@ -52,10 +52,29 @@ request = function()
 end
 ${DONE}`;
     case 'update-cycle':
-      return `local lo, span, counter = ${spec.lo}, ${spec.hi - spec.lo + 1}, 0
+      // Each wrk thread walks its own slice of [lo, hi] in turn and sends the version the row is at.
+      // wrk calls request() once on thread 0's state to check the script and never sends that request,
+      // so thread 0 answers its first call with a throw-away request.
+      return `local threads, first, total = ${threads}, ${spec.lo}, ${spec.hi - spec.lo + 1}
+local count = 0
+setup = function(thread)
+  thread:set("tid", count)
+  count = count + 1
+end
+local lo, span, counter, discard = first, total, 0, false
 local headers = { ["Content-Type"] = "application/json" }
 local countries = { ${COUNTRIES.map((c) => `"${c}"`).join(', ')} }
+init = function(args)
+  local tid = tonumber(wrk.thread:get("tid")) or 0
+  span = math.floor(total / threads)
+  lo = first + tid * span
+  discard = (tid == 0)
+end
 request = function()
+  if discard then
+    discard = false
+    return wrk.format("PUT", "/api/companies", headers, "{}")
+  end
   local id = lo + (counter % span)
   local version = 1 + math.floor(counter / span)
   counter = counter + 1
