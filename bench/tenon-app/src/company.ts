@@ -1,7 +1,7 @@
 import {
-  Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, PrimaryKey, Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn,
+  Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, Email, MaxLength, PrimaryKey, Range, Regex, Required, Sequence,
+  Table, Type, UpdatedAt, UpdatedBy, VersionColumn,
 } from "tenon";
-import { Email, MaxLength, Range, Regex, Required } from "./validation.js";
 
 /** The demo's Company (DEMO.md) on the bench's table: validation, all six change-tracking columns, soft delete. */
 @Table("Companies")
