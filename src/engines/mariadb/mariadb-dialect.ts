@@ -1,0 +1,65 @@
+import type { ColumnType } from "../../mapping/column-type.js";
+import type { Dialect } from "../../sql/dialect.js";
+import { convertCommon } from "../value-conversion.js";
+
+/**
+ * MariaDB (10.3 and later): identifiers in backticks with their case kept (table names are case-sensitive
+ * on most servers, so the mapping must spell them as they were created); `?` placeholders; booleans as
+ * 0/1; dates in `DATETIME(3)` as UTC wall-clock text, which no server or client time zone can shift.
+ */
+export class MariaDbDialect implements Dialect {
+  /** @inheritdoc */
+  readonly name = "mariadb";
+
+  /** @inheritdoc */
+  quoteIdentifier(identifier: string): string {
+    return `\`${identifier.replaceAll("`", "``")}\``;
+  }
+
+  /** @inheritdoc */
+  placeholder(): string {
+    return "?";
+  }
+
+  /** @inheritdoc */
+  paginate(offset: number, limit: number): string {
+    return ` LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`;
+  }
+
+  /** @inheritdoc */
+  toDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    if (value === null || value === undefined) return null;
+    if (type.kind === "boolean") return value ? 1 : 0;
+    return this.toParameter(value);
+  }
+
+  /** @inheritdoc */
+  fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    if (type.kind === "date" && typeof value === "string") return parseUtcDateTime(value);
+    return convertCommon(value, type);
+  }
+
+  /** @inheritdoc */
+  toParameter(value: unknown): unknown {
+    if (typeof value === "boolean") return value ? 1 : 0;
+    if (value instanceof Date) return formatUtcDateTime(value);
+    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return value;
+  }
+}
+
+/** `2024-05-06 07:08:09.123`: the UTC wall-clock text that DATETIME(3) stores. */
+export function formatUtcDateTime(date: Date): string {
+  return date.toISOString().slice(0, 23).replace("T", " ");
+}
+
+/** Reads DATETIME text (`2024-05-06 07:08:09.123`, any fraction) as a UTC point in time. */
+export function parseUtcDateTime(text: string): Date {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?$/.exec(text);
+  if (match === null) return new Date(Number.NaN);
+  const [, y, mo, d, h = "0", mi = "0", s = "0", fraction = ""] = match;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h), Number(mi), Number(s), Number(fraction.padEnd(3, "0").slice(0, 3)));
+  return date;
+}

@@ -1,0 +1,26 @@
+import { SqlError } from "mariadb";
+import { DatabaseError } from "../../errors.js";
+
+/** Whether `error` came from the connector (a server error or a connection failure it reported). */
+export function isSqlError(error: unknown): error is SqlError {
+  return error instanceof SqlError;
+}
+
+/**
+ * Whether an error means the connection itself is gone (killed, server shutdown, network failure): such a
+ * connection is destroyed rather than returned to the pool, and the server has rolled back its transaction.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  if (error instanceof DatabaseError) return false;
+  return isSqlError(error) ? error.fatal : true;
+}
+
+/** Wraps a connector error in the one error type the session reports for database failures. */
+export function mariaDbError(error: unknown): DatabaseError {
+  if (error instanceof DatabaseError) return error;
+  if (!isSqlError(error)) return new DatabaseError(`MariaDB: ${(error as Error | null)?.message ?? String(error)}`, { cause: error });
+  const message = error.text ?? error.message;
+  const code = [error.code, error.sqlState === undefined || error.sqlState === null ? undefined : `SQLSTATE ${error.sqlState}`].filter((part) => part !== null && part !== undefined).join(", ");
+  const prefix = error.fatal ? "MariaDB: the connection to the server was lost: " : "MariaDB: ";
+  return new DatabaseError(`${prefix}${message}${code === "" ? "" : ` (${code})`}.`, { cause: error });
+}

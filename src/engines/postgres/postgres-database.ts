@@ -1,0 +1,153 @@
+import pg from "pg";
+import { DatabaseError } from "../../errors.js";
+import type { Connection, Database } from "../database.js";
+import { PostgresConnection } from "./postgres-connection.js";
+import { PostgresDialect } from "./postgres-dialect.js";
+import { postgresError } from "./postgres-errors.js";
+
+/** How to reach a PostgreSQL (or PostgreSQL-compatible) server. */
+export interface PostgresOptions {
+  /** A connection URL, `postgres://user:password@host:5432/database`; the fields below override its parts. */
+  readonly connectionString?: string;
+  /** Host name or address (default `localhost`, or the URL's). */
+  readonly host?: string;
+  /** Port (default 5432). */
+  readonly port?: number;
+  /** User name. */
+  readonly user?: string;
+  /** Password. */
+  readonly password?: string;
+  /** Database name. */
+  readonly database?: string;
+  /** A schema to put first on every connection's `search_path`; unquoted names then resolve in it. */
+  readonly schema?: string;
+  /** Most connections open at once (default 10). */
+  readonly poolSize?: number;
+  /** Milliseconds an unused connection stays open (default 30000). */
+  readonly idleTimeout?: number;
+  /** Milliseconds to wait for a new connection (default 10000). */
+  readonly connectTimeout?: number;
+  /** TLS: `true`, or Node's TLS options. */
+  readonly ssl?: boolean | import("node:tls").ConnectionOptions;
+  /** Prepare each distinct statement once per connection (default true; turn off behind a pooler that cannot keep them). */
+  readonly prepareStatements?: boolean;
+  /** Shown in `pg_stat_activity` (default `tenon`). */
+  readonly applicationName?: string;
+}
+
+/** Statement names handed out per SQL text; past this many, further texts run unnamed. */
+const maxPreparedStatements = 2000;
+
+/**
+ * A pool of PostgreSQL connections on the `pg` driver. A session takes one connection on its first
+ * statement and gives it back when it is disposed; a connection that broke is closed instead of pooled.
+ */
+export class PostgresDatabase implements Database {
+  /** @inheritdoc */
+  readonly dialect = new PostgresDialect();
+  readonly #pool: pg.Pool;
+  readonly #statementNames = new Map<string, string>();
+  readonly #prepare: boolean;
+  readonly #where: string;
+  readonly #lent = new Set<PostgresConnection>();
+  #closed = false;
+
+  /** Creates the pool; no connection opens until a session needs one. */
+  constructor(options: PostgresOptions) {
+    const settings: string[] = [];
+    if (options.schema !== undefined) settings.push(`-c search_path=${escapeOption(this.dialect.quoteIdentifier(options.schema))}`);
+    this.#pool = new pg.Pool({
+      connectionString: options.connectionString,
+      host: options.host,
+      port: options.port,
+      user: options.user,
+      password: options.password,
+      database: options.database,
+      ssl: options.ssl,
+      max: options.poolSize ?? 10,
+      idleTimeoutMillis: options.idleTimeout ?? 30_000,
+      connectionTimeoutMillis: options.connectTimeout ?? 10_000,
+      application_name: options.applicationName ?? "tenon",
+      options: settings.length > 0 ? settings.join(" ") : undefined,
+    });
+    // An idle pooled connection that dies (server restart, pg_terminate_backend) is dropped by the pool;
+    // the error is reported to whoever next uses the pool, not thrown at the process.
+    this.#pool.on("error", () => {});
+    this.#prepare = options.prepareStatements ?? true;
+    this.#where = describe(options);
+  }
+
+  /** @inheritdoc */
+  async acquire(): Promise<Connection> {
+    if (this.#closed) throw new DatabaseError(`PostgreSQL: the database ${this.#where} has been closed.`);
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw new DatabaseError(`PostgreSQL: cannot connect to ${this.#where}: ${(error as Error).message}`, { cause: error });
+    }
+    const connection = new PostgresConnection(this, client);
+    this.#lent.add(connection);
+    return connection;
+  }
+
+  /** @inheritdoc */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Connections still lent to sessions that were never disposed would keep the pool open forever.
+    for (const connection of this.#lent) connection.discard();
+    this.#lent.clear();
+    await this.#pool.end();
+  }
+
+  /** Runs SQL text with no parameters on a pooled connection (schema scripts, maintenance). */
+  async exec(sql: string): Promise<void> {
+    const connection = await this.acquire();
+    try {
+      await connection.execute(sql, []);
+    } finally {
+      connection.release();
+    }
+  }
+
+  /** @internal The prepared-statement name of an SQL text, or undefined when statements are not prepared. */
+  statementName(sql: string, parameterCount: number): string | undefined {
+    if (!this.#prepare || parameterCount === 0) return undefined;
+    let name = this.#statementNames.get(sql);
+    if (name === undefined && this.#statementNames.size < maxPreparedStatements) {
+      name = `tenon_${this.#statementNames.size + 1}`;
+      this.#statementNames.set(sql, name);
+    }
+    return name;
+  }
+
+  /** @internal A connection was given back (or discarded). */
+  returned(connection: PostgresConnection): void {
+    this.#lent.delete(connection);
+  }
+
+  /** @internal Wraps a driver error. */
+  error(error: unknown): DatabaseError {
+    return postgresError(error);
+  }
+}
+
+/** `host:port/database` for messages; never the password. */
+function describe(options: PostgresOptions): string {
+  let url: URL | undefined;
+  try {
+    url = options.connectionString === undefined ? undefined : new URL(options.connectionString);
+  } catch {
+    url = undefined;
+  }
+  const host = options.host ?? (url?.hostname || "localhost");
+  const port = options.port ?? (url?.port || 5432);
+  const database = options.database ?? (url?.pathname.slice(1) || options.user || "");
+  return `${host}:${port}/${decodeURIComponent(database)}`;
+}
+
+/** Escapes a value for the libpq `options` startup string (spaces and backslashes). */
+function escapeOption(value: string): string {
+  return value.replace(/[\\ ]/g, "\\$&");
+}

@@ -1,0 +1,55 @@
+import type { ColumnType } from "../../mapping/column-type.js";
+import type { Dialect } from "../../sql/dialect.js";
+import { convertCommon } from "../value-conversion.js";
+
+/**
+ * PostgreSQL (and the engines that speak its protocol: CockroachDB, YugabyteDB, Citus). PostgreSQL folds
+ * unquoted identifiers to lower case, so a name is lower-cased before it is double-quoted: `Companies`
+ * becomes `"companies"`, the same table that `CREATE TABLE Companies` made. Placeholders are `$1`, `$2`...;
+ * dates are `timestamptz` written as ISO-8601 UTC text; int64 travels as text and comes back as bigint.
+ */
+export class PostgresDialect implements Dialect {
+  /** @inheritdoc */
+  readonly name = "postgres";
+
+  /** @inheritdoc */
+  quoteIdentifier(identifier: string): string {
+    return `"${identifier.toLowerCase().replaceAll('"', '""')}"`;
+  }
+
+  /** @inheritdoc */
+  placeholder(index: number): string {
+    return `$${index + 1}`;
+  }
+
+  /** @inheritdoc */
+  paginate(offset: number, limit: number): string {
+    return ` LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`;
+  }
+
+  /** @inheritdoc */
+  toDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    if (value === null || value === undefined) return null;
+    switch (type.kind) {
+      case "boolean":
+        return Boolean(value);
+      case "int64":
+        return typeof value === "bigint" ? value.toString() : String(value);
+      default:
+        return this.toParameter(value);
+    }
+  }
+
+  /** @inheritdoc */
+  fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    return convertCommon(value, type);
+  }
+
+  /** @inheritdoc */
+  toParameter(value: unknown): unknown {
+    if (value instanceof Date) return value.toISOString();
+    if (typeof value === "bigint") return value.toString();
+    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return value;
+  }
+}

@@ -1,0 +1,29 @@
+import pg from "pg";
+import { DatabaseError } from "../../errors.js";
+
+/** The SQLSTATE of an error the server sent, or undefined for an error of the driver or the network. */
+export function sqlState(error: unknown): string | undefined {
+  return error instanceof pg.DatabaseError ? error.code : undefined;
+}
+
+/**
+ * Whether an error means the connection itself is gone (network failure, server shutdown, terminated
+ * backend): such a connection is closed rather than returned to the pool, and its transaction is over.
+ * An error that did not come from the server is taken as a lost connection: discarding a connection
+ * that was still good costs one reconnect, keeping a broken one fails the next session.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const state = sqlState(error);
+  if (state === undefined) return !(error instanceof DatabaseError);
+  return state.startsWith("57P") || (state.startsWith("08") && state !== "08P01");
+}
+
+/** Wraps a driver error in the one error type the session reports for database failures. */
+export function postgresError(error: unknown): DatabaseError {
+  if (error instanceof DatabaseError) return error;
+  const message = (error as Error | null)?.message ?? String(error);
+  const state = sqlState(error);
+  const code = state === undefined ? "" : ` (SQLSTATE ${state})`;
+  const text = isConnectionLost(error) ? `PostgreSQL: the connection to the server was lost: ${message}${code}.` : `PostgreSQL: ${message}${code}.`;
+  return new DatabaseError(text, { cause: error });
+}
