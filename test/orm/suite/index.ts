@@ -7,6 +7,7 @@ import { transactionsSuite } from "./transactions.js";
 import { validationSuite } from "./validation.js";
 import { eventsSuite } from "./events.js";
 import { filtersSuite } from "./filters.js";
+import { typesSuite } from "./types.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -18,4 +19,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   validationSuite,
   eventsSuite,
   filtersSuite,
+  typesSuite,
 ];
