@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, ParseIntPipe, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Put } from '@nestjs/common';
 import { CompaniesService } from './companies.service';
 import { CompanyDto, UpdateCompanyDto } from './company.dto';
 import { Company } from './company.entity';
@@ -12,6 +12,7 @@ export class CompaniesController {
   get(@Param('id', ParseIntPipe) id: number): Promise<Company> { return this.companies.get(id); }
 
   @Post('select')
+  @HttpCode(200)
   select(@Body() body: Record<string, unknown>): Promise<{ count: number; data: Company[] }> { return this.companies.select(body); }
 
   @Put()
