@@ -79,7 +79,7 @@ export class MariaDbConnection implements Connection {
       return Number(rows[0][0]);
     } catch (error) {
       const cause = (error as DatabaseError).cause;
-      if (isSqlError(cause) && (cause.errno === 1146 || cause.errno === 4089)) {
+      if (isSqlError(cause) && [1146, 4089, 4091].includes(cause.errno)) {
         throw new DatabaseError(`MariaDB: the sequence ${name} does not exist; create it (CREATE SEQUENCE ${name}): Tenon never creates sequences.`, { cause });
       }
       throw error;

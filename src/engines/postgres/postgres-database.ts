@@ -57,12 +57,12 @@ export class PostgresDatabase implements Database {
     const settings: string[] = [];
     if (options.schema !== undefined) settings.push(`-c search_path=${escapeOption(this.dialect.quoteIdentifier(options.schema))}`);
     this.#pool = new pg.Pool({
-      connectionString: options.connectionString,
-      host: options.host,
-      port: options.port,
-      user: options.user,
-      password: options.password,
-      database: options.database,
+      connectionString: overrideUrl(options),
+      host: options.connectionString === undefined ? options.host : undefined,
+      port: options.connectionString === undefined ? options.port : undefined,
+      user: options.connectionString === undefined ? options.user : undefined,
+      password: options.connectionString === undefined ? options.password : undefined,
+      database: options.connectionString === undefined ? options.database : undefined,
       ssl: options.ssl,
       max: options.poolSize ?? 10,
       idleTimeoutMillis: options.idleTimeout ?? 30_000,
@@ -131,6 +131,23 @@ export class PostgresDatabase implements Database {
   error(error: unknown): DatabaseError {
     return postgresError(error);
   }
+}
+
+/** The connection string with the separately given fields written into it (pg lets the string win otherwise). */
+function overrideUrl(options: PostgresOptions): string | undefined {
+  if (options.connectionString === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(options.connectionString);
+  } catch (error) {
+    throw new DatabaseError("PostgreSQL: the connection string is not a URL (postgres://user:password@host:5432/database).", { cause: error });
+  }
+  if (options.host !== undefined) url.hostname = options.host;
+  if (options.port !== undefined) url.port = String(options.port);
+  if (options.user !== undefined) url.username = encodeURIComponent(options.user);
+  if (options.password !== undefined) url.password = encodeURIComponent(options.password);
+  if (options.database !== undefined) url.pathname = `/${encodeURIComponent(options.database)}`;
+  return url.href;
 }
 
 /** `host:port/database` for messages; never the password. */
