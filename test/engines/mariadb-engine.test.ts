@@ -17,7 +17,7 @@ async function newCompany(context: Context, name: string): Promise<Company> {
 }
 
 const reason = await mariaDbUnreachable();
-if (reason !== undefined) reportUnreachable("MariaDB engine", reason);
+if (reason !== undefined) reportUnreachable("MariaDB", reason, "fault, pool and time-zone suite");
 else {
   describe("MariaDB: connection faults, pooling and time zones", () => {
     let db: MariaDbTestDatabase;

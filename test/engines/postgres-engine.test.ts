@@ -17,7 +17,7 @@ async function newCompany(context: Context, name: string): Promise<Company> {
 }
 
 const reason = await postgresUnreachable();
-if (reason !== undefined) reportUnreachable("PostgreSQL engine", reason);
+if (reason !== undefined) reportUnreachable("PostgreSQL", reason, "fault, pool and time-zone suite");
 else {
   describe("PostgreSQL: connection faults, pooling and time zones", () => {
     let db: PostgresTestDatabase;

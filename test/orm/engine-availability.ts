@@ -6,13 +6,13 @@ import { test } from "node:test";
  * every engine. Elsewhere the suite is shown as skipped with the reason, and a loud message says that
  * this engine was NOT tested (a skip is never a pass).
  */
-export function reportUnreachable(engine: string, reason: string): void {
-  const message = `The ${engine} engine suite was NOT run: ${reason}.`;
+export function reportUnreachable(engine: string, reason: string, what = "engine suite"): void {
+  const message = `The ${engine} ${what} was NOT run: ${reason}.`;
   if (process.env.CI === "true") {
-    test(`the ${engine} engine suite runs (CI needs a reachable ${engine} server)`, () => assert.fail(message));
+    test(`the ${engine} ${what} runs (CI needs a reachable ${engine} server)`, () => assert.fail(message));
     return;
   }
   const bar = "!".repeat(Math.min(100, message.length + 8));
   console.error(`\n${bar}\n!!! ${message}\n!!! Start the server or set the test URL; under CI=true this fails.\n${bar}\n`);
-  test.skip(`the ${engine} engine suite (NOT RUN: ${reason})`);
+  test.skip(`the ${engine} ${what} (NOT RUN: ${reason})`);
 }
