@@ -23,8 +23,13 @@ if (files.length === 0) {
   console.error("No compiled test files found under dist/test. Run `npm run build` first.");
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-reporter=spec", ...files], {
+// A test that hangs fails after two minutes, and the whole run is stopped after twenty, so that CI
+// reports a failure instead of waiting for its own time limit.
+const result = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=120000", "--test-reporter=spec", ...files], {
   stdio: "inherit",
   cwd: root,
+  timeout: 20 * 60 * 1000,
+  killSignal: "SIGKILL",
 });
+if (result.error !== undefined) console.error(`The test run was stopped: ${result.error.message}`);
 process.exit(result.status ?? 1);
