@@ -7,6 +7,7 @@ import { transactionsSuite } from "./transactions.js";
 import { validationSuite } from "./validation.js";
 import { eventsSuite } from "./events.js";
 import { filtersSuite } from "./filters.js";
+import { jsonSuite } from "../../json/json-suite.js";
 import { typesSuite } from "./types.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
@@ -19,5 +20,6 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   validationSuite,
   eventsSuite,
   filtersSuite,
+  jsonSuite,
   typesSuite,
 ];
