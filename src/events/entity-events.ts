@@ -78,8 +78,14 @@ export async function runBeforeEvents(kind: EntityEventKind, mapping: EntityMapp
     const event = new events.eventClass();
     let stack = pending.get(entity);
     if (stack === undefined) pending.set(entity, (stack = []));
-    stack.push({ kind, event });
-    if (event.before !== undefined) await event.before(entity, context);
+    const entry = { kind, event };
+    stack.push(entry);
+    try {
+      if (event.before !== undefined) await event.before(entity, context);
+    } catch (error) {
+      stack.splice(stack.indexOf(entry), 1);
+      throw error;
+    }
   }
   for (const read of events.before) await read(entity).call(entity, context);
 }
