@@ -1,8 +1,8 @@
 import type { PoolConnection } from "mariadb";
-import { DatabaseError } from "../../errors.js";
+import type { DatabaseError } from "../../errors.js";
 import type { Connection } from "../database.js";
 import type { MariaDbDatabase } from "./mariadb-database.js";
-import { isConnectionLost, isSqlError, mariaDbError } from "./mariadb-errors.js";
+import { connectionGivenBack, isConnectionLost, isSqlError, mariaDbError, missingSequence } from "./mariadb-errors.js";
 
 /** What the connector answers for a statement that returns no rows. */
 interface UpsertResult {
@@ -80,7 +80,7 @@ export class MariaDbConnection implements Connection {
     } catch (error) {
       const cause = (error as DatabaseError).cause;
       if (isSqlError(cause) && [1146, 4089, 4091].includes(cause.errno)) {
-        throw new DatabaseError(`MariaDB: the sequence ${name} does not exist; create it (CREATE SEQUENCE ${name}): Tenon never creates sequences.`, { cause });
+        throw missingSequence(name, cause);
       }
       throw error;
     }
@@ -107,7 +107,7 @@ export class MariaDbConnection implements Connection {
   }
 
   async #run(sql: string, parameters: readonly unknown[]): Promise<unknown> {
-    if (this.#released) throw new DatabaseError("MariaDB: the connection has been given back to the pool or the database was closed.");
+    if (this.#released) throw connectionGivenBack();
     if (this.#lost !== undefined) throw mariaDbError(this.#lost);
     try {
       return await this.#connection.query({ sql, rowsAsArray: true }, parameters);

@@ -1,9 +1,8 @@
 import { createPool, type Pool, type PoolConnection } from "mariadb";
-import { DatabaseError } from "../../errors.js";
 import type { Connection, Database } from "../database.js";
 import { MariaDbConnection } from "./mariadb-connection.js";
 import { MariaDbDialect } from "./mariadb-dialect.js";
-import { mariaDbError } from "./mariadb-errors.js";
+import { cannotConnect, databaseClosed, notAUrl } from "./mariadb-errors.js";
 
 /** How to reach a MariaDB server (10.3 or later: Tenon needs its sequences). */
 export interface MariaDbOptions {
@@ -77,12 +76,12 @@ export class MariaDbDatabase implements Database {
 
   /** @inheritdoc */
   async acquire(): Promise<Connection> {
-    if (this.#closed) throw new DatabaseError(`MariaDB: the database ${this.#where} has been closed.`);
+    if (this.#closed) throw databaseClosed(this.#where);
     let connection: PoolConnection;
     try {
       connection = await this.#pool.getConnection();
     } catch (error) {
-      throw new DatabaseError(`MariaDB: cannot connect to ${this.#where}: ${(error as Error).message}`, { cause: error });
+      throw cannotConnect(this.#where, error);
     }
     const lent = new MariaDbConnection(this, connection);
     this.#lent.add(lent);
@@ -114,10 +113,6 @@ export class MariaDbDatabase implements Database {
     this.#lent.delete(connection);
   }
 
-  /** @internal Wraps a connector error. */
-  error(error: unknown): DatabaseError {
-    return mariaDbError(error);
-  }
 }
 
 function parseUrl(connectionString: string | undefined): URL | undefined {
@@ -125,6 +120,6 @@ function parseUrl(connectionString: string | undefined): URL | undefined {
   try {
     return new URL(connectionString);
   } catch (error) {
-    throw new DatabaseError(`MariaDB: the connection string is not a URL (mariadb://user:password@host:3306/database).`, { cause: error });
+    throw notAUrl(error);
   }
 }

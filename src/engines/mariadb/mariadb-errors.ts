@@ -24,3 +24,28 @@ export function mariaDbError(error: unknown): DatabaseError {
   const prefix = error.fatal ? "MariaDB: the connection to the server was lost: " : "MariaDB: ";
   return new DatabaseError(`${prefix}${message}${code === "" ? "" : ` (${code})`}.`, { cause: error });
 }
+
+/** The first statement of a session could not get a connection. */
+export function cannotConnect(where: string, error: unknown): DatabaseError {
+  return new DatabaseError(`MariaDB: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`, { cause: error });
+}
+
+/** A session asked a closed database for a connection. */
+export function databaseClosed(where: string): DatabaseError {
+  return new DatabaseError(`MariaDB: the database ${where} has been closed.`);
+}
+
+/** A statement on a connection already given back (the session was disposed, or the database closed under it). */
+export function connectionGivenBack(): DatabaseError {
+  return new DatabaseError("MariaDB: the connection has been given back to the pool or the database was closed.");
+}
+
+/** The sequence of an entity does not exist: Tenon never creates it (SPEC.md 2.8 rule 1). */
+export function missingSequence(quotedName: string, cause: unknown): DatabaseError {
+  return new DatabaseError(`MariaDB: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`, { cause });
+}
+
+/** The connection string could not be read. */
+export function notAUrl(error: unknown): DatabaseError {
+  return new DatabaseError("MariaDB: the connection string is not a URL (mariadb://user:password@host:3306/database).", { cause: error });
+}

@@ -1,8 +1,8 @@
 import type pg from "pg";
-import { DatabaseError } from "../../errors.js";
+import type { DatabaseError } from "../../errors.js";
 import type { Connection } from "../database.js";
 import type { PostgresDatabase } from "./postgres-database.js";
-import { isConnectionLost, postgresError, sqlState } from "./postgres-errors.js";
+import { connectionGivenBack, isConnectionLost, missingSequence, postgresError, sqlState } from "./postgres-errors.js";
 
 /** One pooled `pg` client lent to one session. */
 export class PostgresConnection implements Connection {
@@ -76,7 +76,7 @@ export class PostgresConnection implements Connection {
     } catch (error) {
       const cause = (error as DatabaseError).cause;
       if (sqlState(cause) === "42P01") {
-        throw new DatabaseError(`PostgreSQL: the sequence ${name} does not exist; create it (CREATE SEQUENCE ${name}): Tenon never creates sequences.`, { cause });
+        throw missingSequence(name, cause);
       }
       throw error;
     }
@@ -102,7 +102,7 @@ export class PostgresConnection implements Connection {
   }
 
   async #run(sql: string, parameters: readonly unknown[]): Promise<pg.QueryResult<unknown[]>> {
-    if (this.#released) throw new DatabaseError("PostgreSQL: the connection has been given back to the pool or the database was closed.");
+    if (this.#released) throw connectionGivenBack();
     if (this.#lost !== undefined) throw postgresError(this.#lost);
     try {
       return await this.#client.query<unknown[]>({

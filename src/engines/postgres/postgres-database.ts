@@ -1,9 +1,8 @@
 import pg from "pg";
-import { DatabaseError } from "../../errors.js";
 import type { Connection, Database } from "../database.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresDialect } from "./postgres-dialect.js";
-import { postgresError } from "./postgres-errors.js";
+import { cannotConnect, databaseClosed, notAUrl } from "./postgres-errors.js";
 
 /** How to reach a PostgreSQL (or PostgreSQL-compatible) server. */
 export interface PostgresOptions {
@@ -79,12 +78,12 @@ export class PostgresDatabase implements Database {
 
   /** @inheritdoc */
   async acquire(): Promise<Connection> {
-    if (this.#closed) throw new DatabaseError(`PostgreSQL: the database ${this.#where} has been closed.`);
+    if (this.#closed) throw databaseClosed(this.#where);
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw new DatabaseError(`PostgreSQL: cannot connect to ${this.#where}: ${(error as Error).message}`, { cause: error });
+      throw cannotConnect(this.#where, error);
     }
     const connection = new PostgresConnection(this, client);
     this.#lent.add(connection);
@@ -127,10 +126,6 @@ export class PostgresDatabase implements Database {
     this.#lent.delete(connection);
   }
 
-  /** @internal Wraps a driver error. */
-  error(error: unknown): DatabaseError {
-    return postgresError(error);
-  }
 }
 
 /** The connection string with the separately given fields written into it (pg lets the string win otherwise). */
@@ -140,7 +135,7 @@ function overrideUrl(options: PostgresOptions): string | undefined {
   try {
     url = new URL(options.connectionString);
   } catch (error) {
-    throw new DatabaseError("PostgreSQL: the connection string is not a URL (postgres://user:password@host:5432/database).", { cause: error });
+    throw notAUrl(error);
   }
   if (options.host !== undefined) url.hostname = options.host;
   if (options.port !== undefined) url.port = String(options.port);

@@ -27,3 +27,28 @@ export function postgresError(error: unknown): DatabaseError {
   const text = isConnectionLost(error) ? `PostgreSQL: the connection to the server was lost: ${message}${code}.` : `PostgreSQL: ${message}${code}.`;
   return new DatabaseError(text, { cause: error });
 }
+
+/** The first statement of a session could not get a connection. */
+export function cannotConnect(where: string, error: unknown): DatabaseError {
+  return new DatabaseError(`PostgreSQL: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`, { cause: error });
+}
+
+/** A session asked a closed database for a connection. */
+export function databaseClosed(where: string): DatabaseError {
+  return new DatabaseError(`PostgreSQL: the database ${where} has been closed.`);
+}
+
+/** A statement on a connection already given back (the session was disposed, or the database closed under it). */
+export function connectionGivenBack(): DatabaseError {
+  return new DatabaseError("PostgreSQL: the connection has been given back to the pool or the database was closed.");
+}
+
+/** The sequence of an entity does not exist: Tenon never creates it (SPEC.md 2.8 rule 1). */
+export function missingSequence(quotedName: string, cause: unknown): DatabaseError {
+  return new DatabaseError(`PostgreSQL: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`, { cause });
+}
+
+/** The connection string could not be read. */
+export function notAUrl(error: unknown): DatabaseError {
+  return new DatabaseError("PostgreSQL: the connection string is not a URL (postgres://user:password@host:5432/database).", { cause: error });
+}
