@@ -27,16 +27,22 @@ export function convertCommon(value: unknown, type: ColumnType<unknown>): unknow
   }
 }
 
-/** Writes a decimal with exactly `scale` digits after the point, so every engine returns the same text. */
+/**
+ * Writes a decimal with exactly `scale` digits after the point, so every engine returns the same text.
+ * Extra digits (a REAL column of the embedded engine, say) are rounded half away from zero.
+ */
 export function normalizeDecimal(text: string, scale: number | undefined): string {
-  const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  const trimmed = text.trim();
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(trimmed);
   if (match === null || scale === undefined) return text;
-  if (match[4] !== undefined) return normalizeDecimal(expandExponent(text.trim()), scale);
-  const sign = match[1];
-  const whole = (match[2] || "0").replace(/^0+(?=\d)/, "");
-  const fraction = (match[3] ?? "").padEnd(scale, "0").slice(0, scale);
-  const result = scale > 0 ? `${whole}.${fraction}` : whole;
-  return sign === "-" && /[1-9]/.test(result) ? `-${result}` : result;
+  if (match[4] !== undefined) return normalizeDecimal(expandExponent(trimmed), scale);
+  const negative = match[1] === "-";
+  const fraction = match[3] ?? "";
+  let units = BigInt((match[2] || "0") + fraction.padEnd(scale, "0").slice(0, scale));
+  if (fraction.length > scale && fraction.charCodeAt(scale) >= 53 /* "5" */) units += 1n;
+  const digits = units.toString().padStart(scale + 1, "0");
+  const result = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return negative && units !== 0n ? `-${result}` : result;
 }
 
 function expandExponent(text: string): string {
