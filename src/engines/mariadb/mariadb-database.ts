@@ -112,7 +112,6 @@ export class MariaDbDatabase implements Database {
   returned(connection: MariaDbConnection): void {
     this.#lent.delete(connection);
   }
-
 }
 
 function parseUrl(connectionString: string | undefined): URL | undefined {

@@ -125,7 +125,6 @@ export class PostgresDatabase implements Database {
   returned(connection: PostgresConnection): void {
     this.#lent.delete(connection);
   }
-
 }
 
 /** The connection string with the separately given fields written into it (pg lets the string win otherwise). */
