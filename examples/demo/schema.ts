@@ -9,7 +9,8 @@ interface DemoTypes {
 }
 
 const typesByEngine: Record<string, DemoTypes> = {
-  sqlite: { int: "INTEGER", text: () => "TEXT", money: "TEXT", timestamp: "TEXT" },
+  // NUMERIC affinity: SQLite compares and orders money as numbers (exact to 15 significant digits).
+  sqlite: { int: "INTEGER", text: () => "TEXT", money: "NUMERIC", timestamp: "TEXT" },
   postgres: { int: "INTEGER", text: (size) => `VARCHAR(${size})`, money: "NUMERIC(18,2)", timestamp: "TIMESTAMPTZ" },
   mariadb: { int: "INT", text: (size) => `VARCHAR(${size})`, money: "DECIMAL(18,2)", timestamp: "DATETIME(3)" },
 };
