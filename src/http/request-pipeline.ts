@@ -114,8 +114,17 @@ export class RequestPipeline<C> {
   }
 
   #run(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean): void {
-    this.#process(req, res, body, tooLarge).catch(reportInternalError).finally(() => this.#finished());
+    this.#process(req, res, body, tooLarge).then(this.#onProcessed, this.#onProcessFailed);
   }
+
+  readonly #onProcessed = (): void => {
+    this.#finished();
+  };
+
+  readonly #onProcessFailed = (error: unknown): void => {
+    reportInternalError(error);
+    this.#finished();
+  };
 
   #finished(): void {
     if (--this.#inFlight === 0 && this.#idleWaiters.length > 0) {
