@@ -2,6 +2,8 @@ import { ConcurrentUpdateError, InvalidInputError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
+import { isDeserialized } from "../../json/json-visibility.js";
+import { Lazy } from "../../mapping/lazy.js";
 import { HttpNotFoundError } from "../http-errors.js";
 import type { HttpContext } from "./http-context.js";
 
@@ -79,6 +81,7 @@ export class HttpEntityWriter<T extends object> {
       throw new InvalidInputError(`The body has no ${version.property}: an update needs the version the entity was read with.`);
     }
     const entity = await this.context.fromJson(this.entityClass, json);
+    await this.#keepHiddenColumns(entity, id);
     try {
       await this.context.transaction(async () => {
         await this.onBeforeUpdate?.(entity);
@@ -92,6 +95,26 @@ export class HttpEntityWriter<T extends object> {
     }
     await this.context.refresh(entity);
     return this.context.toJson(entity, config);
+  }
+
+  /**
+   * Columns that JSON never reads (`@JsonIgnore`, `@JsonIgnoreDeserialize`) cannot come from the body, so an
+   * update takes them from the stored row instead of overwriting them with the defaults of a new entity.
+   * The change-tracking columns are left to the update statement. An absent id answers 404.
+   */
+  async #keepHiddenColumns(entity: T, id: number): Promise<void> {
+    const hidden = this.#mapping.ownColumns.filter(
+      (column) => !isDeserialized(column) && column.auditRole === undefined && !column.isPrimaryKey && !column.isVersion,
+    );
+    if (hidden.length === 0) return;
+    const stored = await this.context.tryGet(this.entityClass, id);
+    if (stored === null) throw new HttpNotFoundError(id);
+    for (const column of hidden) {
+      const value = column.get(stored);
+      const target = column.get(entity);
+      if (value instanceof Lazy && target instanceof Lazy) target.id = value.id;
+      else column.set(entity, value);
+    }
   }
 
   /**
