@@ -2,7 +2,7 @@ import { buildLogError, buildLogRequest, buildLogResponse, type LoggedRequest, t
 import { HttpLogParameters } from "./http-log-parameters.js";
 import { HttpLogAction } from "./http-log-records.js";
 import { HttpLogWriter, type HttpLogWriterClass } from "./http-log-writer.js";
-import { callWriter, LogConsumer, settlesWithin, type LogEntry } from "./log-consumer.js";
+import { callWriter, LogConsumer, settlesWithin } from "./log-consumer.js";
 
 export { HttpLogParameters } from "./http-log-parameters.js";
 export { HttpLogWriter, type HttpLogWriterClass } from "./http-log-writer.js";
@@ -69,7 +69,9 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
   logRequest(request: Req): void {
     if (this.#closed || !this.#canLog(request)) return;
     try {
-      this.#enqueue(buildLogRequest(request, this.parameters, this.#onRedactContent));
+      const consumer = this.#nextConsumer();
+      if (consumer.hasRoom) consumer.enqueue(buildLogRequest(request, this.parameters, this.#onRedactContent));
+      else consumer.discard(request.host);
     } catch {
       // Logging never breaks a request.
     }
@@ -79,7 +81,9 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
   logResponse(request: Req, response: Res): void {
     if (this.#closed || !this.#canLog(request)) return;
     try {
-      this.#enqueue(buildLogResponse(request, response, this.parameters, this.#onRedactContent));
+      const consumer = this.#nextConsumer();
+      if (consumer.hasRoom) consumer.enqueue(buildLogResponse(request, response, this.parameters, this.#onRedactContent));
+      else consumer.discard(request.host);
     } catch {
       // Logging never breaks a request.
     }
@@ -89,7 +93,7 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
   logError(request: Req, response: Res, taskId: string, error: unknown): void {
     if (this.#closed) return;
     try {
-      this.#enqueue(buildLogError(request, response.statusCode, taskId, error));
+      this.#nextConsumer().enqueue(buildLogError(request, response.statusCode, taskId, error));
     } catch {
       // Logging never breaks a request.
     }
@@ -138,15 +142,13 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
     }
   }
 
-  #enqueue(entry: LogEntry): void {
+  /** The consumer whose turn it is (round-robin). A full queue is known before the entry is built, so a saturated pipeline costs a counter, not a record. */
+  #nextConsumer(): LogConsumer {
     const consumers = this.#consumers;
-    if (consumers.length === 1) {
-      consumers[0].enqueue(entry);
-      return;
-    }
+    if (consumers.length === 1) return consumers[0];
     const index = this.#next;
     this.#next = index + 1 === consumers.length ? 0 : index + 1;
-    consumers[index].enqueue(entry);
+    return consumers[index];
   }
 
   #inline(): HttpLogWriter | undefined {

@@ -72,6 +72,16 @@ export class LogConsumer {
     return this.#queue.length - this.#head;
   }
 
+  /** True when the queue has room for one more entry. */
+  get hasRoom(): boolean {
+    return this.#parameters.hasQueueRoom(this.size);
+  }
+
+  /** Counts an entry of `host` as rejected by a full queue, without building it. */
+  discard(host: string): void {
+    this.#discards.count(host);
+  }
+
   /** Queues an entry, or counts it as discarded when the queue is full. Never waits. */
   enqueue(entry: LogEntry): void {
     if (!this.#parameters.hasQueueRoom(this.size)) {

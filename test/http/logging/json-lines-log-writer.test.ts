@@ -45,12 +45,37 @@ test("a missing directory at start-up is survived and the file is opened once it
     static override path = path;
   }
   const writer = new LateLog();
-  await assert.rejects(async () => writer.writeAction(new HttpLogAction("h", "lost")));
+  assert.doesNotThrow(() => writer.writeAction(new HttpLogAction("h", "lost")));
+  await writer.flush();
   mkdirSync(join(dir, "later"));
   await writer.writeAction(new HttpLogAction("h", "kept"));
   await writer.writeDiscarded(new HttpLogDiscarded("h", 2));
   await writer.close();
   assert.deepEqual(lines(path).map((line) => [line.log, line.message ?? line.count]), [["action", "kept"], ["discarded", 2]]);
+});
+
+test("lines are written in batches and all of them reach the file by close", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "http.log");
+  class FileLog extends JsonLinesLogWriter {
+    static override path = path;
+  }
+  const writer = new FileLog();
+  let waits = 0;
+  for (let i = 0; i < 2500; i++) {
+    const pending = writer.writeAction(new HttpLogAction("h", `line ${i}`));
+    if (pending !== undefined) {
+      waits++;
+      await pending;
+    }
+  }
+  assert.ok(waits >= 2, "a full batch makes the caller wait");
+  await writer.close();
+  const messages = lines(path).map((line) => line.message);
+  assert.equal(messages.length, 2500);
+  assert.equal(messages[0], "line 0");
+  assert.equal(messages[2499], "line 2499");
 });
 
 test("without a path the JSON-lines writer writes to standard output", () => {
@@ -59,7 +84,9 @@ test("without a path the JSON-lines writer writes to standard output", () => {
   const script = `
     const { JsonLinesLogWriter } = await import(${JSON.stringify(module)});
     const { HttpLogAction } = await import(${JSON.stringify(records)});
-    new JsonLinesLogWriter().writeAction(new HttpLogAction("h", "to stdout"));`;
+    const writer = new JsonLinesLogWriter();
+    writer.writeAction(new HttpLogAction("h", "to stdout"));
+    await writer.close();`;
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);
   const line = JSON.parse(child.stdout.trim()) as Record<string, unknown>;
