@@ -24,14 +24,13 @@ export class HttpRequest {
   readonly sentMethod: string;
   /** The request target as sent: path and query. */
   readonly uri: string;
-  /** The TCP peer address, always the raw socket address ('' once the socket is gone). */
-  readonly remoteIp: string;
   /** The raw body (empty when none; cut at the ceiling when the connection was dropped for its size). */
   readonly body: Buffer;
   /** The authenticated caller, filled by the authentication class; undefined for anonymous requests. */
   user: HttpUser | undefined = undefined;
 
   readonly #raw: IncomingMessage;
+  #remoteIp: string | undefined;
   #path: string | undefined;
   #clientIp: string | undefined;
   #headers: readonly HttpNameValue[] | undefined;
@@ -46,8 +45,13 @@ export class HttpRequest {
     this.sentMethod = raw.method ?? "";
     this.method = method;
     this.uri = raw.url ?? "/";
-    this.remoteIp = raw.socket.remoteAddress ?? "";
     this.body = body ?? emptyBody;
+  }
+
+  /** The TCP peer address, always the raw socket address (read on first use; '' if the socket was gone by then). */
+  get remoteIp(): string {
+    this.#remoteIp ??= this.#raw.socket?.remoteAddress ?? "";
+    return this.#remoteIp;
   }
 
   /** True when `method` differs from `sentMethod` (an accepted method override, SPEC.md 4.4). */

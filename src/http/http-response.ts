@@ -58,6 +58,12 @@ export class HttpResponse {
     return this.#headers === undefined ? [] : [...this.#headers.values()];
   }
 
+  /** @internal Copies the handler's headers into `target` under lower-case names. */
+  copyHeadersTo(target: Record<string, string | number>): void {
+    if (this.#headers === undefined) return;
+    for (const [lower, [, value]] of this.#headers) target[lower] = value;
+  }
+
   /** @internal Drops everything the handler set, before an error answer is written. */
   reset(statusCode: number, content: string, contentType: string): void {
     this.#headers = undefined;

@@ -9,7 +9,7 @@ import { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpStatus, HttpTexts } from "./http-texts.js";
 import type { HttpLogger } from "./logging/http-logger.js";
 import { writePreflight, writeResponse } from "./response-writer.js";
-import type { HttpRouter } from "./routing/http-router.js";
+import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 
 /** What the router holds for one route. @internal */
 export interface RouteTarget<C> {
@@ -114,15 +114,17 @@ export class RequestPipeline<C> {
   }
 
   #run(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean): void {
-    this.#process(req, res, body, tooLarge).then(this.#onProcessed, this.#onProcessFailed);
+    try {
+      this.#process(req, res, body, tooLarge);
+    } catch (error) {
+      // Only the steps before the context can throw here; nothing was answered or counted down yet.
+      reportInternalError(error);
+      res.destroy();
+      this.#finished();
+    }
   }
 
-  readonly #onProcessed = (): void => {
-    this.#finished();
-  };
-
-  readonly #onProcessFailed = (error: unknown): void => {
-    reportInternalError(error);
+  readonly #onDisposed = (): void => {
     this.#finished();
   };
 
@@ -134,7 +136,11 @@ export class RequestPipeline<C> {
     }
   }
 
-  async #process(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean): Promise<void> {
+  /**
+   * Runs one request. The whole path stays synchronous until something is asynchronous (authentication,
+   * an async handler, an async disposal), so a plain handler costs no promise of the server's own.
+   */
+  #process(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean): void {
     const settings = this.#settings;
     let method = req.method ?? "";
     let overrideRefused = false;
@@ -149,46 +155,74 @@ export class RequestPipeline<C> {
     const response = new HttpResponse();
     settings.logger?.logRequest(request);
     let context: C | undefined;
-    let failed = false;
-    let error: unknown;
+    let pending: void | Promise<void>;
     try {
       context = new settings.contextClass();
       (context as ContextHooks).attachRequest?.(request, response);
       if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpTexts.payloadTooLarge(settings.maxRequestContentLength));
       if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpTexts.methodOverrideRefused);
-      await this.#dispatch(request, response, context);
-    } catch (caught) {
-      failed = true;
-      error = caught;
+      pending = this.#dispatch(request, response, context);
+    } catch (error) {
+      this.#complete(res, request, response, context, tooLarge, true, error);
+      return;
     }
-    this.#answer(res, request, response, failed, error, tooLarge);
-    if (context !== undefined) await disposeContext(context as ContextHooks);
+    if (pending === undefined) {
+      this.#complete(res, request, response, context, tooLarge, false, undefined);
+    } else {
+      const built = context;
+      pending.then(
+        () => this.#complete(res, request, response, built, tooLarge, false, undefined),
+        (error: unknown) => this.#complete(res, request, response, built, tooLarge, true, error),
+      );
+    }
   }
 
-  async #dispatch(request: HttpRequest, response: HttpResponse, context: C): Promise<void> {
+  /** Answers, logs the response, disposes the context and counts the request down. */
+  #complete(res: ServerResponse, request: HttpRequest, response: HttpResponse, context: C | undefined, closeConnection: boolean, failed: boolean, error: unknown): void {
+    try {
+      this.#answer(res, request, response, failed, error, closeConnection);
+    } catch (internal) {
+      reportInternalError(internal);
+      res.destroy();
+    }
+    const disposal = context === undefined ? undefined : disposeContext(context as ContextHooks);
+    if (disposal === undefined) this.#finished();
+    else disposal.then(this.#onDisposed, this.#onDisposed);
+  }
+
+  #dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<void> {
     const settings = this.#settings;
     const path = rawPathOf(request.uri);
     const match = settings.router.resolve(request.method, path);
     if (match === undefined) {
-      if (settings.authenticateUnknown) await this.#authenticate(request, response, context);
-      if (!routedMethods.has(request.method)) throw new HttpMethodNotAllowedError(request.method, request.path, []);
-      const allow = settings.router.allowedMethods(path);
-      if (allow.length > 0) throw new HttpMethodNotAllowedError(request.method, request.path, allow);
-      throw new HttpError(HttpStatus.notFound, HttpTexts.commandNotFound(request.path));
+      if (settings.authenticateUnknown) return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
+      return this.#refuseUnmatched(request, path);
     }
+    if (match.target.requiresAuthentication) {
+      return this.#authenticate(request, response, context).then(() => this.#invoke(match, request, response, context));
+    }
+    return this.#invoke(match, request, response, context);
+  }
+
+  /** Throws the 405 or 404 of a request that no route answers. */
+  #refuseUnmatched(request: HttpRequest, path: string): never {
+    if (!routedMethods.has(request.method)) throw new HttpMethodNotAllowedError(request.method, request.path, []);
+    const allow = this.#settings.router.allowedMethods(path);
+    if (allow.length > 0) throw new HttpMethodNotAllowedError(request.method, request.path, allow);
+    throw new HttpError(HttpStatus.notFound, HttpTexts.commandNotFound(request.path));
+  }
+
+  /** Checks the areas, converts the arguments, runs the handler and serializes what it returns. */
+  #invoke(match: HttpRouteMatch<RouteTarget<C>>, request: HttpRequest, response: HttpResponse, context: C): void | Promise<void> {
     const target = match.target;
-    if (target.requiresAuthentication) await this.#authenticate(request, response, context);
     for (const area of target.areas) {
       if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(`Area ${area} is required by ${target.description}.`);
     }
     const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request.path);
     const controller = new target.controller(context, request, response) as unknown as HandlerHost;
-    let result = controller[target.methodName](...args);
-    if (isThenable(result)) result = await result;
-    if (result !== undefined && !response.isContentAssigned) {
-      response.content = JSON.stringify(result);
-      if (response.contentType === "") response.contentType = HttpDefaults.jsonContentType;
-    }
+    const result = controller[target.methodName](...args);
+    if (isThenable(result)) return Promise.resolve(result).then((value) => serializeResult(response, value));
+    serializeResult(response, result);
   }
 
   async #authenticate(request: HttpRequest, response: HttpResponse, context: C): Promise<void> {
@@ -328,13 +362,29 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as PromiseLike<unknown>).then === "function";
 }
 
-async function disposeContext(context: ContextHooks): Promise<void> {
-  try {
-    if (typeof context[Symbol.asyncDispose] === "function") await context[Symbol.asyncDispose]!();
-    else if (typeof context[Symbol.dispose] === "function") context[Symbol.dispose]!();
-  } catch (error) {
-    process.emitWarning(`Tenon: disposing a request context failed: ${String(error)}`, "TenonWarning");
+/** A handler's return value, other than undefined, becomes the JSON content unless the handler set content. */
+function serializeResult(response: HttpResponse, result: unknown): void {
+  if (result !== undefined && !response.isContentAssigned) {
+    response.content = JSON.stringify(result);
+    if (response.contentType === "") response.contentType = HttpDefaults.jsonContentType;
   }
+}
+
+/** Disposes a context; returns a promise only when the disposal is asynchronous. */
+function disposeContext(context: ContextHooks): Promise<void> | undefined {
+  try {
+    const asyncDispose = context[Symbol.asyncDispose];
+    if (typeof asyncDispose === "function") return Promise.resolve(asyncDispose.call(context)).then(undefined, reportDisposeError);
+    const dispose = context[Symbol.dispose];
+    if (typeof dispose === "function") dispose.call(context);
+  } catch (error) {
+    reportDisposeError(error);
+  }
+  return undefined;
+}
+
+function reportDisposeError(error: unknown): void {
+  process.emitWarning(`Tenon: disposing a request context failed: ${String(error)}`, "TenonWarning");
 }
 
 function reportInternalError(error: unknown): void {

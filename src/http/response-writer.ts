@@ -27,8 +27,8 @@ export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeC
  */
 export function writeResponse(res: ServerResponse, response: HttpResponse, cors: HttpCorsConfig, closeConnection: boolean): void {
   const content = response.content;
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of response.headers) headers[name.toLowerCase()] = value;
+  const headers: Record<string, string | number> = {};
+  response.copyHeadersTo(headers);
   if (HttpResponse.serverHeader !== "") headers.server = HttpResponse.serverHeader;
   if (cors.allowOrigin !== "") headers["access-control-allow-origin"] = cors.allowOrigin;
   if (content !== "") headers["content-type"] = response.contentType === "" ? HttpDefaults.jsonContentType : response.contentType;
