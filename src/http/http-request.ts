@@ -30,7 +30,7 @@ export class HttpRequest {
   user: HttpUser | undefined = undefined;
 
   readonly #raw: IncomingMessage;
-  #remoteIp: string | undefined;
+  readonly #remoteIp: string;
   #path: string | undefined;
   #clientIp: string | undefined;
   #headers: readonly HttpNameValue[] | undefined;
@@ -45,12 +45,13 @@ export class HttpRequest {
     this.sentMethod = raw.method ?? "";
     this.method = method;
     this.uri = raw.url ?? "/";
+    // Node caches the peer address per connection, so this costs one lookup per connection, not per request.
+    this.#remoteIp = raw.socket?.remoteAddress ?? "";
     this.body = body ?? emptyBody;
   }
 
-  /** The TCP peer address, always the raw socket address (read on first use; '' if the socket was gone by then). */
+  /** The TCP peer address, always the raw socket address. */
   get remoteIp(): string {
-    this.#remoteIp ??= this.#raw.socket?.remoteAddress ?? "";
     return this.#remoteIp;
   }
 

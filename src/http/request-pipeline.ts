@@ -108,8 +108,8 @@ export class RequestPipeline<C> {
 
   /** @internal Called by the body reader when the body passed the ceiling: log it as cut, drop the connection. */
   drop(req: IncomingMessage, body: Buffer | undefined): void {
-    req.socket.destroy();
     if (body !== undefined) this.#settings.logger?.logRequest(new HttpRequest(req, req.method ?? "", body));
+    req.socket.destroy();
     this.#finished();
   }
 

@@ -7,7 +7,7 @@ import { HttpUser } from "../../src/http/http-user.js";
 import type { HttpLogAction, HttpLogError, HttpLogRequest, HttpLogResponse } from "../../src/http/logging/http-log-records.js";
 import { HttpLogWriter } from "../../src/http/logging/http-log-writer.js";
 import { Get, Uri } from "../../src/http/routing/route-decorators.js";
-import { ask, started } from "./http-test-client.js";
+import { ask, raw, started } from "./http-test-client.js";
 
 class Ctx {}
 
@@ -64,4 +64,22 @@ test("the server hands every request, response and 5xx error to the registered l
   assert.equal(errors[0].taskId, taskId, "the log and the client see the same task id");
   assert.match(JSON.stringify(errors[0]), /the secret cause/);
   assert.match(JSON.stringify(responses), /tenant-7/, "the tenant reaches the response entries");
+});
+
+test("a chunked body cut at the ceiling is still logged as a request, with the bytes read and the peer", async () => {
+  requests.length = 0;
+  responses.length = 0;
+  const server = await started(Ctx, (s) => {
+    s.registerAuthentication(TenantAuthentication);
+    s.registerLogWriter(CollectingWriter);
+    s.maxRequestContentLength = 100;
+    s.registerController(LoggedController);
+  });
+  const outcome = await raw(server.port, (write) => write(`POST /logged HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${(300).toString(16)}\r\n${"a".repeat(300)}\r\n`), 1000);
+  await server.stop();
+  assert.equal(outcome.text, "");
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].contentLength, 100);
+  assert.equal(requests[0].remoteIp, "127.0.0.1");
+  assert.equal(responses.length, 0, "no response was sent, so none is logged");
 });
