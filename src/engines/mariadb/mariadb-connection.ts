@@ -1,6 +1,6 @@
 import type { PoolConnection } from "mariadb";
 import type { DatabaseError } from "../../errors.js";
-import type { Connection } from "../database.js";
+import { PooledConnection } from "../pooled-connection.js";
 import type { MariaDbDatabase } from "./mariadb-database.js";
 import { connectionGivenBack, isConnectionLost, isSqlError, mariaDbError, missingSequence } from "./mariadb-errors.js";
 
@@ -9,66 +9,46 @@ interface UpsertResult {
   readonly affectedRows: number;
 }
 
+const errors = { isConnectionLost, wrap: mariaDbError, givenBack: connectionGivenBack };
+
 /** One pooled connector connection lent to one session. */
-export class MariaDbConnection implements Connection {
+export class MariaDbConnection extends PooledConnection<unknown> {
   readonly #database: MariaDbDatabase;
-  readonly #connection: PoolConnection;
-  /** Set when the connection broke: it is then destroyed on release, never pooled again. */
-  #lost: unknown;
-  #inTransaction = false;
-  #released = false;
-  readonly #onError = (error: unknown): void => {
-    this.#lost ??= error;
-  };
 
   /** @internal sessions get connections from `MariaDbDatabase.acquire()`. */
   constructor(database: MariaDbDatabase, connection: PoolConnection) {
+    let onError: ((error: unknown) => void) | undefined;
+    const listener = (error: unknown): void => onError?.(error);
+    super(
+      {
+        send: (sql, parameters) => connection.query({ sql, rowsAsArray: true }, parameters),
+        giveBack: (destroy) => {
+          if (destroy) connection.destroy();
+          else connection.release().catch(() => {});
+        },
+        listen: (handler) => {
+          onError = handler;
+          if (handler === undefined) connection.off("error", listener);
+          else connection.on("error", listener);
+        },
+      },
+      errors,
+      "START TRANSACTION",
+      (pooled) => database.returned(pooled as MariaDbConnection),
+    );
     this.#database = database;
-    this.#connection = connection;
-    connection.on("error", this.#onError);
   }
 
   /** @inheritdoc */
   async query(sql: string, parameters: readonly unknown[]): Promise<unknown[][]> {
-    const rows = await this.#run(sql, parameters);
+    const rows = await this.run(sql, parameters);
     return Array.isArray(rows) ? (rows as unknown[][]) : [];
   }
 
   /** @inheritdoc */
   async execute(sql: string, parameters: readonly unknown[]): Promise<number> {
-    const result = await this.#run(sql, parameters);
+    const result = await this.run(sql, parameters);
     return Array.isArray(result) ? result.length : Number((result as UpsertResult).affectedRows ?? 0);
-  }
-
-  /** @inheritdoc */
-  async begin(): Promise<void> {
-    await this.#run("START TRANSACTION", []);
-    this.#inTransaction = true;
-  }
-
-  /** @inheritdoc */
-  async commit(): Promise<void> {
-    try {
-      await this.#run("COMMIT", []);
-    } finally {
-      this.#inTransaction = false;
-    }
-  }
-
-  /** @inheritdoc */
-  async rollback(): Promise<void> {
-    // A connection that broke has no transaction left to roll back: the server discarded it.
-    if (this.#lost !== undefined) {
-      this.#inTransaction = false;
-      return;
-    }
-    try {
-      await this.#run("ROLLBACK", []);
-    } catch (error) {
-      if (this.#lost === undefined) throw error;
-    } finally {
-      this.#inTransaction = false;
-    }
   }
 
   /** @inheritdoc */
@@ -83,37 +63,6 @@ export class MariaDbConnection implements Connection {
         throw missingSequence(name, cause);
       }
       throw error;
-    }
-  }
-
-  /** @inheritdoc */
-  release(): void {
-    // A broken connection, or one left inside a transaction, is destroyed rather than handed to the next session.
-    this.#giveBack(this.#lost !== undefined || this.#inTransaction);
-  }
-
-  /** @internal Destroys the connection instead of pooling it (the database is closing under a session never disposed). */
-  discard(): void {
-    this.#giveBack(true);
-  }
-
-  #giveBack(destroy: boolean): void {
-    if (this.#released) return;
-    this.#released = true;
-    this.#database.returned(this);
-    this.#connection.off("error", this.#onError);
-    if (destroy) this.#connection.destroy();
-    else this.#connection.release().catch(() => {});
-  }
-
-  async #run(sql: string, parameters: readonly unknown[]): Promise<unknown> {
-    if (this.#released) throw connectionGivenBack();
-    if (this.#lost !== undefined) throw mariaDbError(this.#lost);
-    try {
-      return await this.#connection.query({ sql, rowsAsArray: true }, parameters);
-    } catch (error) {
-      if (isConnectionLost(error)) this.#lost ??= error;
-      throw mariaDbError(error);
     }
   }
 }
