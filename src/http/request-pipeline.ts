@@ -8,6 +8,7 @@ import { HttpRequest } from "./http-request.js";
 import { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpStatus, HttpTexts } from "./http-texts.js";
 import type { HttpLogger } from "./logging/http-logger.js";
+import { BodyReader } from "./body-reader.js";
 import { writePreflight, writeResponse } from "./response-writer.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 
@@ -264,63 +265,6 @@ export class RequestPipeline<C> {
       if (response.statusCode >= 500) logger.logError(request, response, taskId, error);
     }
   }
-}
-
-/**
- * Reads a request body, bounded by the ceiling (SPEC.md 7 rule 1): a chunked or understated body that
- * grows past it is cut there and the connection is dropped without an answer.
- */
-class BodyReader<C> {
-  readonly #pipeline: RequestPipeline<C>;
-  readonly #req: IncomingMessage;
-  readonly #res: ServerResponse;
-  readonly #limit: number;
-  readonly #chunks: Buffer[] = [];
-  #length = 0;
-  #settled = false;
-
-  constructor(pipeline: RequestPipeline<C>, req: IncomingMessage, res: ServerResponse, limit: number) {
-    this.#pipeline = pipeline;
-    this.#req = req;
-    this.#res = res;
-    this.#limit = limit;
-  }
-
-  start(): void {
-    this.#req.on("data", this.#onData).on("end", this.#onEnd).on("close", this.#onClose).on("error", this.#onError);
-  }
-
-  readonly #onData = (chunk: Buffer): void => {
-    if (this.#settled) return;
-    const limit = this.#limit;
-    if (limit > 0 && this.#length + chunk.length > limit) {
-      this.#chunks.push(chunk.subarray(0, limit - this.#length));
-      this.#length = limit;
-      this.#settled = true;
-      this.#pipeline.drop(this.#req, Buffer.concat(this.#chunks, this.#length));
-      return;
-    }
-    this.#chunks.push(chunk);
-    this.#length += chunk.length;
-  };
-
-  readonly #onEnd = (): void => {
-    if (this.#settled) return;
-    this.#settled = true;
-    const body = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks, this.#length);
-    this.#pipeline.run(this.#req, this.#res, body);
-  };
-
-  readonly #onClose = (): void => {
-    if (this.#settled) return;
-    // The client went away before the body was complete: nothing to answer, no context was built.
-    this.#settled = true;
-    this.#pipeline.drop(this.#req, undefined);
-  };
-
-  readonly #onError = (): void => {
-    this.#onClose();
-  };
 }
 
 /** The path part of a request target (absolute-form targets reduced to their path). */
