@@ -1,5 +1,5 @@
-import { createPool, type Pool, type PoolConnection } from "mariadb";
-import type { Connection, Database } from "../database.js";
+import { createPool, type Pool } from "mariadb";
+import { PooledDatabase } from "../pooled-database.js";
 import { MariaDbConnection } from "./mariadb-connection.js";
 import { MariaDbDialect } from "./mariadb-dialect.js";
 import { cannotConnect, databaseClosed, notAUrl } from "./mariadb-errors.js";
@@ -34,16 +34,15 @@ export interface MariaDbOptions {
  * the Node process's time zone. A session takes one connection on its first statement and gives it back
  * when it is disposed; a connection that broke is destroyed instead of pooled.
  */
-export class MariaDbDatabase implements Database {
+export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
   /** @inheritdoc */
   readonly dialect = new MariaDbDialect();
   readonly #pool: Pool;
   readonly #where: string;
-  readonly #lent = new Set<MariaDbConnection>();
-  #closed = false;
 
   /** Creates the pool; no connection opens until a session needs one. */
   constructor(options: MariaDbOptions) {
+    super({ closed: databaseClosed, cannotConnect });
     const url = parseUrl(options.connectionString);
     const host = options.host ?? (url?.hostname || "localhost");
     const port = options.port ?? (url?.port ? Number(url.port) : 3306);
@@ -75,42 +74,18 @@ export class MariaDbDatabase implements Database {
   }
 
   /** @inheritdoc */
-  async acquire(): Promise<Connection> {
-    if (this.#closed) throw databaseClosed(this.#where);
-    let connection: PoolConnection;
-    try {
-      connection = await this.#pool.getConnection();
-    } catch (error) {
-      throw cannotConnect(this.#where, error);
-    }
-    const lent = new MariaDbConnection(this, connection);
-    this.#lent.add(lent);
-    return lent;
+  protected get where(): string {
+    return this.#where;
   }
 
   /** @inheritdoc */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    // Connections still lent to sessions that were never disposed would keep the pool open forever.
-    for (const connection of this.#lent) connection.discard();
-    this.#lent.clear();
-    await this.#pool.end();
+  protected async connect(): Promise<MariaDbConnection> {
+    return new MariaDbConnection(this, await this.#pool.getConnection());
   }
 
-  /** Runs SQL text with no parameters on a pooled connection (schema scripts, maintenance). */
-  async exec(sql: string): Promise<void> {
-    const connection = await this.acquire();
-    try {
-      await connection.execute(sql, []);
-    } finally {
-      connection.release();
-    }
-  }
-
-  /** @internal A connection was given back (or discarded). */
-  returned(connection: MariaDbConnection): void {
-    this.#lent.delete(connection);
+  /** @inheritdoc */
+  protected endPool(): Promise<void> {
+    return this.#pool.end();
   }
 }
 

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Connection, Database } from "../database.js";
+import { PooledDatabase } from "../pooled-database.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresDialect } from "./postgres-dialect.js";
 import { cannotConnect, databaseClosed, notAUrl } from "./postgres-errors.js";
@@ -41,18 +41,17 @@ const maxPreparedStatements = 2000;
  * A pool of PostgreSQL connections on the `pg` driver. A session takes one connection on its first
  * statement and gives it back when it is disposed; a connection that broke is closed instead of pooled.
  */
-export class PostgresDatabase implements Database {
+export class PostgresDatabase extends PooledDatabase<PostgresConnection> {
   /** @inheritdoc */
   readonly dialect = new PostgresDialect();
   readonly #pool: pg.Pool;
   readonly #statementNames = new Map<string, string>();
   readonly #prepare: boolean;
   readonly #where: string;
-  readonly #lent = new Set<PostgresConnection>();
-  #closed = false;
 
   /** Creates the pool; no connection opens until a session needs one. */
   constructor(options: PostgresOptions) {
+    super({ closed: databaseClosed, cannotConnect });
     const settings: string[] = [];
     if (options.schema !== undefined) settings.push(`-c search_path=${escapeOption(this.dialect.quoteIdentifier(options.schema))}`);
     this.#pool = new pg.Pool({
@@ -77,37 +76,18 @@ export class PostgresDatabase implements Database {
   }
 
   /** @inheritdoc */
-  async acquire(): Promise<Connection> {
-    if (this.#closed) throw databaseClosed(this.#where);
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw cannotConnect(this.#where, error);
-    }
-    const connection = new PostgresConnection(this, client);
-    this.#lent.add(connection);
-    return connection;
+  protected get where(): string {
+    return this.#where;
   }
 
   /** @inheritdoc */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    // Connections still lent to sessions that were never disposed would keep the pool open forever.
-    for (const connection of this.#lent) connection.discard();
-    this.#lent.clear();
-    await this.#pool.end();
+  protected async connect(): Promise<PostgresConnection> {
+    return new PostgresConnection(this, await this.#pool.connect());
   }
 
-  /** Runs SQL text with no parameters on a pooled connection (schema scripts, maintenance). */
-  async exec(sql: string): Promise<void> {
-    const connection = await this.acquire();
-    try {
-      await connection.execute(sql, []);
-    } finally {
-      connection.release();
-    }
+  /** @inheritdoc */
+  protected endPool(): Promise<void> {
+    return this.#pool.end();
   }
 
   /** @internal The prepared-statement name of an SQL text, or undefined when statements are not prepared. */
@@ -119,11 +99,6 @@ export class PostgresDatabase implements Database {
       this.#statementNames.set(sql, name);
     }
     return name;
-  }
-
-  /** @internal A connection was given back (or discarded). */
-  returned(connection: PostgresConnection): void {
-    this.#lent.delete(connection);
   }
 }
 
