@@ -10,7 +10,7 @@ import {
   MaxLength, NotFilterable, PrimaryKey, Range, Required, Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn, type EntityClass,
 } from "tenon";
 import {
-  HttpContext, HttpEntityController, HttpFilterParameters, HttpServer, type HttpEntityReader, type HttpEntityWriter, type HttpRequest,
+  Delete, HttpContext, HttpEntityController, HttpFilterParameters, HttpServer, type HttpEntityReader, type HttpEntityWriter, type HttpRequest,
 } from "tenon/http";
 import { SqliteDatabase } from "tenon/sqlite";
 import { ask, type Answer } from "../http-test-client.js";
@@ -158,11 +158,18 @@ export class AllWidgetController extends WidgetControllerBase {
   }
 }
 
-/** /parts: a hard-deleted entity. */
+/** /parts: a hard-deleted entity; also deletes through `HttpContext.delete(class, id, version)` directly. */
 export class PartController extends HttpEntityController<CrudContext, Part> {
   protected readonly entityClass: EntityClass<Part> = Part;
   protected get httpContext(): HttpContext {
     return this.context.orm;
+  }
+
+  /** DELETE /parts/direct/{id}/{version}: the context's own delete by id and version. */
+  @Delete("direct/?/?")
+  async deleteDirect(id: number, version: number): Promise<{ id: number }> {
+    await this.httpContext.delete(Part, id, version);
+    return { id };
   }
 }
 

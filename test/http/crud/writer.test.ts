@@ -188,6 +188,15 @@ describe("delete and createNew", () => {
     assert.equal(widgetRow(12)?.DeletedAt, null);
   });
 
+  test("HttpContext.delete(class, id, version) answers 404 for an absent id and 409 for a stale version, else deletes", async () => {
+    server.exec("INSERT INTO Parts VALUES (40, 2, 'Direct', 0)");
+    assert.deepEqual(json(await server.call("DELETE", "/parts/direct/41/0"), 404), { status: 404, message: "Entity 41 not found." });
+    assert.equal((await server.call("DELETE", "/parts/direct/40/1")).status, 409);
+    assert.equal(server.rows("SELECT COUNT(*) AS n FROM Parts WHERE ID = 40")[0].n, 1);
+    assert.deepEqual(json(await server.call("DELETE", "/parts/direct/40/0")), { id: 40 });
+    assert.equal(server.rows("SELECT COUNT(*) AS n FROM Parts WHERE ID = 40")[0].n, 0);
+  });
+
   test("createNew answers a new entity with an id from the sequence, entity only, and inserts nothing", async () => {
     const count = server.rows("SELECT COUNT(*) AS n FROM Widgets")[0].n;
     const fresh = json(await server.call("GET", "/widgets/createnew"));
