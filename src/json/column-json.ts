@@ -76,7 +76,7 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
           return value;
         };
       case "float":
-        return (json) => (typeof json === "number" ? json : wrong("a number", json));
+        return (json) => (typeof json === "number" && Number.isFinite(json) ? json : wrong("a finite number", json));
       case "decimal":
         return (json) => {
           const text = typeof json === "string" ? json.trim() : typeof json === "number" && Number.isFinite(json) ? decimalTextOf(json) : wrong("a decimal string or a number", json);

@@ -296,6 +296,13 @@ describe("the filter body", () => {
     }
   });
 
+  test("a number too large for a double (1e400 reads as Infinity) answers 400 on every numeric column", async () => {
+    for (const column of ["weight", "price", "quantity", "id"]) {
+      const text = `{"where": [{"columnName": "${column}", "condition": ">", "value": 1e400}]}`;
+      assert400(await server.call("POST", "/widgets/select", text, { "Content-Type": "application/json" }));
+    }
+  });
+
   test("an object or array value answers 400", async () => {
     for (const value of [{ x: 1 }, [1], { toString: "1" }, []]) {
       assert400(await select({ where: [where("name", "=", value)] }));

@@ -109,6 +109,9 @@ describe("insert", () => {
       assert.equal(answer.status, 400, `${property}: ${answer.text}`);
       assert.match((answer.json as { message: string }).message, new RegExp(property));
     }
+    const infinite = await server.call("POST", "/widgets", `{"name": "Infinite", "weight": -1e400}`);
+    assert.equal(infinite.status, 400, infinite.text);
+    assert.match((infinite.json as { message: string }).message, /weight/);
     for (const text of ["[]", "5", "null", "{\"name\": ", "\"Widget\""]) {
       assert.equal((await server.call("POST", "/widgets", text)).status, 400, text);
     }
