@@ -112,16 +112,26 @@ export class OrderController extends DemoEntityController<Order> {
   }
 }
 
+/**
+ * Saves an order's lines: lines of this order are updated (unless untouched), any other line (no id, or an
+ * id that is not one of this order's lines) is inserted with a new id, and stored lines the order no longer
+ * lists are deleted. A body can therefore never move or change another order's line.
+ */
 async function saveOrderLines(context: HttpContext, order: Order): Promise<void> {
   const lines = await order.lines.load();
+  const stored = await context.select(OrderLine, new Filter().addWhere("OrderID = :orderId", { orderId: order.id }));
+  const storedIds = new Set(stored.map((line) => line.id));
   const keep = new Set<number>();
   for (const line of lines) {
     line.order.id = order.id;
-    if (line.id > 0 && (await context.tryGet(OrderLine, line.id)) !== null) await context.update(line);
-    else await context.insert(line);
+    if (!storedIds.has(line.id)) {
+      line.id = 0;
+      await context.insert(line);
+    } else if (!stored.includes(line)) {
+      await context.update(line);
+    }
     keep.add(line.id);
   }
-  const stored = await context.select(OrderLine, new Filter().addWhere("OrderID = :orderId", { orderId: order.id }));
   for (const line of stored) if (!keep.has(line.id)) await context.delete(line);
 }
 

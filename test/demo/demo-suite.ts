@@ -267,6 +267,30 @@ export function defineDemoSuite(engine: DemoEngine): void {
       expectError(await call("GET", `/orders/${id}`, { user: "guest" }), 404);
     });
 
+    test("orders: a PUT without lines keeps them, and a line of another order sent in a PUT becomes a new line of this one", async () => {
+      const orders = (await ok("GET", "/orders", "guest")) as Page;
+      const [first, second] = orders.data.map((o) => Number(o.id)).sort((a, b) => a - b).slice(2, 4);
+      const other = await ok("GET", `/orders/${second}`, "guest");
+      const otherLines = await db.rows(`SELECT ID AS id, Quantity AS quantity FROM OrderLines WHERE OrderID = ${second} ORDER BY ID`);
+      const found = await ok("GET", `/orders/find/${first}`, "guest");
+      assert.equal("lines" in found, false);
+      const lineCount = await count(`SELECT COUNT(*) AS n FROM OrderLines WHERE OrderID = ${first}`);
+      const renamed = await ok("PUT", "/orders", "editor", { ...found, number: "SO-RENAMED" });
+      assert.equal(renamed.number, "SO-RENAMED");
+      assert.equal((renamed.lines as Row[]).length, lineCount);
+      assert.equal(renamed.total, found.total);
+      assert.equal(await count(`SELECT COUNT(*) AS n FROM OrderLines WHERE OrderID = ${first}`), lineCount);
+      const full = await ok("GET", `/orders/${first}`, "guest");
+      const stolen: Row = { ...(other.lines as Row[])[0], quantity: 7 };
+      const updated = await ok("PUT", "/orders", "editor", { ...full, lines: [...(full.lines as Row[]), stolen] });
+      const mine = updated.lines as Row[];
+      assert.equal(mine.length, lineCount + 1);
+      assert.equal(mine.some((line) => line.id === stolen.id), false, "the other order's line id is not taken over");
+      for (const line of mine) assert.equal(line.orderId, first);
+      assert.deepEqual(await db.rows(`SELECT ID AS id, Quantity AS quantity FROM OrderLines WHERE OrderID = ${second} ORDER BY ID`), otherLines);
+      assert.deepEqual(await ok("GET", `/orders/${second}`, "guest"), other);
+    });
+
     test("createnew answers a new entity with its id without inserting it, to writers only", async () => {
       for (const name of ["companies", "employees", "orders"]) {
         const table = { companies: "Companies", employees: "Employees", orders: "Orders" }[name] as string;
