@@ -23,7 +23,12 @@ export function startDemo(env: Record<string, string>, timeoutMs = 60000): Promi
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code, signal) => {
+      text += `\n[the demo exited with code ${code}, signal ${signal}]\n`;
+      resolve(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
