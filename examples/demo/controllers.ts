@@ -1,4 +1,4 @@
-import { Filter, type EntityClass } from "tenon";
+import { Filter, ValidationError, type EntityClass, type Lazy } from "tenon";
 import {
   Area, AuthorizationType, Get, HttpAuthorizationType, HttpController, HttpEntityController, HttpEntityReadController, HttpError, Post, Uri,
   type HttpContext, type HttpEntityDeleted, type HttpEntityPage, type HttpEntityWriter,
@@ -96,9 +96,15 @@ export class CompanyController extends DemoEntityController<Company> {
   }
 }
 
-/** /employees */
+/** /employees: the company an employee names must exist (422 otherwise). */
 export class EmployeeController extends DemoEntityController<Employee> {
   protected readonly entityClass: EntityClass<Employee> = Employee;
+
+  protected override createWriter(): HttpEntityWriter<Employee> {
+    const writer = super.createWriter();
+    writer.onBeforeInsert = writer.onBeforeUpdate = (employee) => requireCompany(this.httpContext, employee.company);
+    return writer;
+  }
 }
 
 /** /orders: the writer saves the order's lines (replacing the stored ones) inside the write's transaction. */
@@ -107,9 +113,16 @@ export class OrderController extends DemoEntityController<Order> {
 
   protected override createWriter(): HttpEntityWriter<Order> {
     const writer = super.createWriter();
+    writer.onBeforeInsert = writer.onBeforeUpdate = (order) => requireCompany(this.httpContext, order.company);
     writer.onApplyDetails = (order) => saveOrderLines(this.httpContext, order);
     return writer;
   }
+}
+
+/** A company reference that is set must name a live company: 422 on `company` otherwise. */
+async function requireCompany(context: HttpContext, company: Lazy<Company>): Promise<void> {
+  if (company.id === null || (await context.tryGet(Company, company.id)) !== null) return;
+  throw new ValidationError([{ property: "company", column: "CompanyID", message: `Company ${company.id} does not exist.` }]);
 }
 
 /**

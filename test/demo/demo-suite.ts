@@ -351,6 +351,13 @@ export function defineDemoSuite(engine: DemoEngine): void {
       assert.equal(await count("SELECT COUNT(*) AS n FROM Companies"), companies);
       const employee = await call("POST", "/employees", { user: "editor", body: { firstName: "No", lastName: "", companyId: 1 } });
       expectError(employee, 422, /Last name/);
+      const employees = await count("SELECT COUNT(*) AS n FROM Employees");
+      const ghost = await call("POST", "/employees", { user: "editor", body: { firstName: "Ghost", lastName: "Worker", companyId: 999 } });
+      expectError(ghost, 422, "Company 999 does not exist.");
+      assert.deepEqual((ghost.json as { errors: unknown[] }).errors, [{ property: "company", column: "CompanyID", message: "Company 999 does not exist." }]);
+      expectError(await call("POST", "/employees", { user: "editor", body: { firstName: "No", lastName: "Company" } }), 422, "Company is required.");
+      expectError(await call("POST", "/orders", { user: "editor", body: { number: "SO-GHOST", companyId: 999, lines: [] } }), 422, "Company 999 does not exist.");
+      assert.equal(await count("SELECT COUNT(*) AS n FROM Employees"), employees);
       const orders = await count("SELECT COUNT(*) AS n FROM Orders");
       const lines = await count("SELECT COUNT(*) AS n FROM OrderLines");
       const zero = await call("POST", "/orders", { user: "editor", body: { number: "SO-ZERO", companyId: 1, lines: [{ product: "Anvil", quantity: 0, price: "1.00" }] } });
@@ -360,6 +367,11 @@ export function defineDemoSuite(engine: DemoEngine): void {
       expectError(free, 422);
       assert.equal(await count("SELECT COUNT(*) AS n FROM Orders"), orders, "the order is rolled back with its failed line");
       assert.equal(await count("SELECT COUNT(*) AS n FROM OrderLines"), lines);
+    });
+
+    test("an insert with the id of an existing row answers 409", async () => {
+      expectError(await call("POST", "/companies", { user: "editor", body: { id: 1, name: "Duplicate" } }), 409, "Entity 1 already exists.");
+      assert.equal(await count("SELECT COUNT(*) AS n FROM Companies WHERE Name = 'Duplicate'"), 0);
     });
 
     test("malformed JSON, a wrong JSON type and a bad filter answer 400", async () => {

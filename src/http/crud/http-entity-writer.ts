@@ -4,7 +4,8 @@ import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { isDeserialized } from "../../json/json-visibility.js";
 import { Lazy } from "../../mapping/lazy.js";
-import { HttpNotFoundError } from "../http-errors.js";
+import { HttpError, HttpNotFoundError } from "../http-errors.js";
+import { CrudTexts } from "./crud-texts.js";
 import type { HttpContext } from "./http-context.js";
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
@@ -53,13 +54,15 @@ export class HttpEntityWriter<T extends object> {
 
   /**
    * Inserts the entity of a JSON body: the id comes from the sequence when the body has none or one
-   * that is not positive; a positive id is kept. Answers the inserted entity, with details.
+   * that is not positive; a positive id is kept, and answers 409 when a row (even a soft-deleted one) has it.
+   * Answers the inserted entity, with details.
    */
   async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     const entity = await this.context.fromJson(this.entityClass, json);
     const id = this.context.getId(this.entityClass, json);
     await this.context.transaction(async () => {
       if (id === undefined || id <= 0) await this.context.setSequenceId(entity);
+      else if ((await this.context.tryGet(this.entityClass, id, { includeDeleted: true })) !== null) throw new HttpError(409, CrudTexts.idTaken(id));
       await this.onBeforeInsert?.(entity);
       await this.context.insert(entity);
       await this.onApplyDetails?.(entity);

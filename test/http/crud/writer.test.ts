@@ -64,6 +64,16 @@ describe("insert", () => {
     assert.equal(json(await server.call("POST", "/widgets", { name: "After 700" })).id, 701);
   });
 
+  test("a positive id that a row already has, even a soft-deleted one, answers 409 and changes nothing", async () => {
+    const dump = server.dump();
+    for (const id of [1, 25]) {
+      const answer = await server.call("POST", "/widgets", { id, name: "Duplicate" });
+      assert.equal(answer.status, 409, answer.text);
+      assert.deepEqual(answer.json, { status: 409, message: `Entity ${id} already exists.` });
+    }
+    assert.equal(server.dump(), dump);
+  });
+
   test("an id that is not a 32-bit integer answers 400 and inserts nothing", async () => {
     const count = server.rows("SELECT COUNT(*) AS n FROM Widgets")[0].n;
     for (const id of ["abc", 1.5, 2147483648, "7", true]) {
