@@ -37,6 +37,29 @@ export class ConcurrentUpdateError extends TenonError {
   }
 }
 
+/**
+ * A delete refused by a `@Relation` with cascade false: rows of the child table still refer to the entity
+ * (SPEC.md 2.8 rule 2: an ETException, not a data-integrity error). Nothing was deleted. Answered 409.
+ */
+export class RelationConstraintError extends TenonError {
+  /** The entity class name. */
+  readonly entity: string;
+  /** The primary key of the entity that could not be deleted. */
+  readonly id: number;
+  /** The child table whose rows refer to it. */
+  readonly childTable: string;
+  /** How many child rows refer to it. */
+  readonly children: number;
+  /** @param entity the class name. @param id its key. @param childTable the child table. @param children the count of referring rows. */
+  constructor(entity: string, id: number, childTable: string, children: number) {
+    super(`${entity} ${id} cannot be deleted: ${children} row(s) of ${childTable} refer to it.`);
+    this.entity = entity;
+    this.id = id;
+    this.childTable = childTable;
+    this.children = children;
+  }
+}
+
 /** One failed validation rule of one property. */
 export interface ValidationFailure {
   /** The entity property (the TypeScript field name, without `#`). */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConcurrentUpdateError, EntityNotFoundError, InvalidInputError, ValidationError, type ValidationFailure } from "../errors.js";
+import { ConcurrentUpdateError, EntityNotFoundError, InvalidInputError, RelationConstraintError, ValidationError, type ValidationFailure } from "../errors.js";
 import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
 import { HttpStatus, HttpTexts } from "./http-texts.js";
 
@@ -32,7 +32,8 @@ function clientError(status: number, message: string, headers: readonly (readonl
 }
 
 /**
- * Maps what a request raised to its answer: the HTTP errors to their status, the ORM's errors to 404, 409,
+ * Maps what a request raised to its answer: the HTTP errors to their status, the ORM's errors to 404, 409
+ * (a stale version, or a delete that a relation refuses),
  * 422 and 400, anything else to 500. A status >= 500 always gets the constant body with a task id.
  * @internal
  */
@@ -49,7 +50,7 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     if (status < 500) return clientError(status, error.message);
   } else if (error instanceof EntityNotFoundError) {
     return clientError(HttpStatus.notFound, error.message);
-  } else if (error instanceof ConcurrentUpdateError) {
+  } else if (error instanceof ConcurrentUpdateError || error instanceof RelationConstraintError) {
     return clientError(HttpStatus.conflict, error.message);
   } else if (error instanceof ValidationError) {
     return clientError(HttpStatus.unprocessableEntity, error.message, [], error.errors);

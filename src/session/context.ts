@@ -1,4 +1,4 @@
-import { ConcurrentUpdateError, EntityNotFoundError, TenonError } from "../errors.js";
+import { ConcurrentUpdateError, EntityNotFoundError, RelationConstraintError, TenonError } from "../errors.js";
 import type { Connection, Database } from "../engines/database.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { Filter } from "../filter/filter.js";
@@ -302,7 +302,7 @@ export class Context implements AsyncDisposable {
       } else {
         const rows = await connection.query(`SELECT COUNT(*) FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${p}`, [id]);
         const children = Number(rows[0][0]);
-        if (children > 0) throw new TenonError(`${mapping.name} ${id} cannot be deleted: ${children} row(s) of ${relation.table} refer to it.`);
+        if (children > 0) throw new RelationConstraintError(mapping.name, id, relation.table, children);
       }
     }
   }

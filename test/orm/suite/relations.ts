@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Context, TenonError } from "tenon";
+import { Context, RelationConstraintError, TenonError } from "tenon";
 import { Company, Employee, Order, OrderLine } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
@@ -49,7 +49,12 @@ export function relationsSuite(harness: EngineHarness): void {
       employee.lastName = "Mployee";
       employee.company.id = company.id;
       await context.insert(employee);
-      await assert.rejects(context.delete(company), (error: unknown) => error instanceof TenonError && /Employees/.test((error as Error).message));
+      await assert.rejects(context.delete(company), (error: unknown) => {
+        assert.ok(error instanceof RelationConstraintError && error instanceof TenonError);
+        assert.equal(error.childTable, "Employees");
+        assert.equal(error.children, 1);
+        return true;
+      });
       const rows = await db.rows(`SELECT DeletedAt FROM Companies WHERE ID = ${company.id}`);
       assert.equal(Object.values(rows[0])[0], null);
       assert.equal((await db.rows(`SELECT ID FROM Employees WHERE ID = ${employee.id}`)).length, 1);
