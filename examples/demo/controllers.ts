@@ -139,25 +139,11 @@ async function saveOrderLines(context: HttpContext, order: Order): Promise<void>
   for (const line of stored) if (!keep.has(line.id)) await context.delete(line);
 }
 
-/** /employee-directory: read only (the GET routes and select). */
+/** /employee-directory: read only (the GET routes and select), every route in area read. */
+@Area("read")
 export class EmployeeDirectoryController extends HttpEntityReadController<DemoContext, EmployeeDirectory> {
   protected readonly entityClass: EntityClass<EmployeeDirectory> = EmployeeDirectory;
   protected get httpContext(): HttpContext {
     return this.context.orm;
-  }
-  @Area("read") override selectAll(): Promise<HttpEntityPage> {
-    return super.selectAll();
-  }
-  @Area("read") override get(id: number): Promise<unknown> {
-    return super.get(id);
-  }
-  @Area("read") override find(id: number): Promise<unknown> {
-    return super.find(id);
-  }
-  @Area("read") override metadata(): unknown {
-    return super.metadata();
-  }
-  @Area("read") override select(): Promise<HttpEntityPage> {
-    return super.select();
   }
 }
