@@ -86,17 +86,17 @@ export function svgChart(summary, meta) {
   const ids = presentContenders(summary);
   const bar = 11;
   const gap = 10;
-  const left = 250;
+  const left = 310;
   const width = 900;
   const plot = width - left - 70;
   const max = Math.max(1.2, ...summary.flatMap((s) => Object.values(s.contenders).map((c) => c.ratio ?? 0)));
   const x = (r) => left + (r / max) * plot;
-  let y = 70;
+  let y = 72;
   let body = '';
   for (const s of summary) {
     const present = ids.filter((id) => s.contenders[id]);
     const h = present.length * bar;
-    body += `<text x="${left - 8}" y="${y + h / 2 + 4}" text-anchor="end" font-size="12">${esc(`${s.id} ${s.title}`.slice(0, 40))}</text>\n`;
+    body += `<text x="${left - 8}" y="${y + h / 2 + 4}" text-anchor="end" font-size="11">${esc(`${s.id} ${s.title.replace(/ \(8 connections\)/, '')}`.slice(0, 48))}</text>\n`;
     present.forEach((id, i) => {
       const r = s.contenders[id].ratio ?? 0;
       body += `<rect x="${left}" y="${y + i * bar}" width="${Math.max(0.5, x(r) - left).toFixed(1)}" height="${bar - 2}" fill="${COLORS[id] ?? '#444'}"/>`;
@@ -107,14 +107,14 @@ export function svgChart(summary, meta) {
   const height = y + 20;
   let axis = '';
   for (let t = 0; t <= max + 1e-9; t += 0.25) {
-    axis += `<line x1="${x(t).toFixed(1)}" y1="60" x2="${x(t).toFixed(1)}" y2="${y}" stroke="${Math.abs(t - 1) < 1e-9 ? '#000' : '#ddd'}" stroke-width="${Math.abs(t - 1) < 1e-9 ? 1.2 : 0.6}"/>`;
+    axis += `<line x1="${x(t).toFixed(1)}" y1="64" x2="${x(t).toFixed(1)}" y2="${y}" stroke="${Math.abs(t - 1) < 1e-9 ? '#000' : '#ddd'}" stroke-width="${Math.abs(t - 1) < 1e-9 ? 1.2 : 0.6}"/>`;
     axis += `<text x="${x(t).toFixed(1)}" y="${y + 14}" text-anchor="middle" font-size="10">${t.toFixed(2)}</text>\n`;
   }
-  const legend = ids.map((id, i) => `<rect x="${left + i * 130}" y="34" width="10" height="10" fill="${COLORS[id] ?? '#444'}"/><text x="${left + i * 130 + 14}" y="43" font-size="11">${esc(label(id))}</text>`).join('');
+  const legend = ids.map((id, i) => `<rect x="${left + i * 115}" y="44" width="10" height="10" fill="${COLORS[id] ?? '#444'}"/><text x="${left + i * 115 + 14}" y="53" font-size="11">${esc(label(id))}</text>`).join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="#fff"/>
 <text x="10" y="20" font-size="14" font-weight="bold">Throughput relative to raw node:http (same round, median of ${meta.rounds}; higher is better)</text>
-<text x="${width - 10}" y="20" font-size="10" text-anchor="end">${esc(`${meta.date} · ${meta.machine}`)}</text>
+<text x="10" y="36" font-size="10">${esc(`${meta.date} · ${meta.machine}`)}</text>
 ${legend}
 ${axis}${body}</svg>
 `;
