@@ -2,8 +2,12 @@ import type { Dialect } from "../sql/dialect.js";
 
 /** One connection taken from a database's pool, used by one session at a time. */
 export interface Connection {
-  /** Runs a query and answers its rows, each an array of column values in SELECT order. */
-  query(sql: string, parameters: readonly unknown[]): Promise<unknown[][]>;
+  /**
+   * Runs a query and answers its rows, each an array of column values in SELECT order. `exactIntegers`
+   * false tells an engine that no selected column needs integers beyond 2^53 (the embedded engine then
+   * skips reading every integer as a bigint); the default is true.
+   */
+  query(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): Promise<unknown[][]>;
   /** Runs a statement and answers the number of rows it changed. */
   execute(sql: string, parameters: readonly unknown[]): Promise<number>;
   /** Starts a transaction. */

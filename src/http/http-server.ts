@@ -46,6 +46,7 @@ export class HttpServer<C> {
   #onRedactContent: ((request: HttpRequest, content: string) => string) | undefined;
   readonly #bindAddresses: string[] = [];
   readonly #registrations: Registration<C>[] = [];
+  readonly #registered = new Set<HttpControllerClass<C>>();
   #authentication: HttpAuthenticationClass<C> | undefined;
   #logger: HttpLogger<HttpRequest, HttpResponse> | undefined;
   #servers: Server[] = [];
@@ -160,7 +161,7 @@ export class HttpServer<C> {
    */
   registerController(controller: HttpControllerClass<C>, uri?: string): void {
     this.#guard("registerController");
-    if (this.#registrations.some((registration) => registration.controller === controller)) {
+    if (this.#registered.has(controller)) {
       throw new HttpServerError(HttpTexts.controllerAlreadyRegistered(controller.name));
     }
     const path = uri ?? controllerUriOf(controller);
@@ -170,6 +171,7 @@ export class HttpServer<C> {
     const probe = new HttpRouter<string>();
     for (const route of routes) probe.add(route.verb.method, joinPath(path, route.verb.path), `${controller.name}.${route.methodName}`, (name) => name);
     this.#registrations.push({ controller, uri: path });
+    this.#registered.add(controller);
   }
 
   /** Registers the authentication class, built once per request that needs authentication. */

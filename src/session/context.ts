@@ -31,6 +31,8 @@ export class Context implements AsyncDisposable {
   onGetCurrentUser: (() => string) | undefined = undefined;
   readonly #identityMap = new IdentityMap();
   #connection: Promise<Connection> | undefined;
+  /** The connection once it is open, so that reads skip a wait on the promise. */
+  #connected: Connection | undefined;
   #transactionDepth = 0;
   #disposed = false;
 
@@ -58,14 +60,16 @@ export class Context implements AsyncDisposable {
       const known = this.#identityMap.get(mapping.entityClass, id);
       if (known !== undefined) return known as T;
     }
-    const rows = await this.#query(statementsOf(mapping, this.database.dialect).selectById(id, options?.includeDeleted === true));
+    const statements = statementsOf(mapping, this.database.dialect);
+    const rows = await this.#query(statements.selectById(id, options?.includeDeleted === true), statements.exactIntegers);
     return rows.length === 0 ? null : this.#materialize(mapping, rows[0]);
   }
 
   /** The entities a filter selects, in its order and page. */
   async select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
     const mapping = EntityMapping.of(entityClass);
-    const rows = await this.#query(statementsOf(mapping, this.database.dialect).select(filter));
+    const statements = statementsOf(mapping, this.database.dialect);
+    const rows = await this.#query(statements.select(filter), statements.exactIntegers);
     return rows.map((row) => this.#materialize(mapping, row));
   }
 
@@ -77,7 +81,7 @@ export class Context implements AsyncDisposable {
   /** The number of rows a filter matches (its page is ignored). */
   async selectCount<T extends object>(entityClass: EntityClass<T>, filter?: Filter): Promise<number> {
     const mapping = EntityMapping.of(entityClass);
-    const rows = await this.#query(statementsOf(mapping, this.database.dialect).count(filter));
+    const rows = await this.#query(statementsOf(mapping, this.database.dialect).count(filter), false);
     return Number(rows[0][0]);
   }
 
@@ -173,7 +177,8 @@ export class Context implements AsyncDisposable {
   /** Reads the entity's row again into the same object; its detail lists are cleared and reload on next access. */
   async refresh<T extends object>(entity: T): Promise<void> {
     const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
-    const rows = await this.#query(statementsOf(mapping, this.database.dialect).selectById(mapping.idOf(entity), true));
+    const statements = statementsOf(mapping, this.database.dialect);
+    const rows = await this.#query(statements.selectById(mapping.idOf(entity), true), statements.exactIntegers);
     if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
     this.#fill(mapping, entity, rows[0]);
   }
@@ -242,6 +247,7 @@ export class Context implements AsyncDisposable {
     this.#disposed = true;
     const pending = this.#connection;
     this.#connection = undefined;
+    this.#connected = undefined;
     if (pending === undefined) return;
     try {
       (await pending).release();
@@ -260,15 +266,22 @@ export class Context implements AsyncDisposable {
     if (this.#connection === undefined) {
       const pending = this.database.acquire();
       this.#connection = pending;
-      pending.catch(() => {
-        if (this.#connection === pending) this.#connection = undefined;
-      });
+      pending.then(
+        (connection) => {
+          if (this.#connection === pending) this.#connected = connection;
+        },
+        () => {
+          if (this.#connection === pending) this.#connection = undefined;
+        },
+      );
     }
     return this.#connection;
   }
 
-  async #query(statement: CompiledStatement): Promise<unknown[][]> {
-    return (await this.#acquire()).query(statement.sql, statement.parameters);
+  #query(statement: CompiledStatement, exactIntegers: boolean): Promise<unknown[][]> {
+    const connection = this.#connected;
+    if (connection !== undefined) return connection.query(statement.sql, statement.parameters, exactIntegers);
+    return this.#acquire().then((acquired) => acquired.query(statement.sql, statement.parameters, exactIntegers));
   }
 
   #writable(entity: object): EntityMapping {

@@ -21,6 +21,8 @@ export class EntityStatements {
   readonly mapping: EntityMapping;
   /** The dialect. */
   readonly dialect: Dialect;
+  /** Whether a selected column is an int64, so the driver must read integers exactly. */
+  readonly exactIntegers: boolean;
   /** SELECT <columns> FROM <table> <joins>, without WHERE. */
   readonly selectFrom: string;
   /** The columns written by INSERT, in parameter order. */
@@ -61,6 +63,7 @@ export class EntityStatements {
       from += ` ${join.kind} JOIN ${joined} ON ${q(join.alias)}.${q(join.targetColumn)} = ${source}.${q(join.sourceColumn)}`;
     }
     this.selectFrom = from;
+    this.exactIntegers = mapping.columns.some((column) => column.type.kind === "int64");
     this.#whereClause = new Map(mapping.whereClauseParameters.map((p) => [p.name, dialect.toParameter(p.value)]));
 
     const audit = mapping.audit;

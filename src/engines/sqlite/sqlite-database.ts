@@ -36,6 +36,7 @@ export class SqliteDatabase implements Database {
   readonly name: string;
   readonly #db: BetterSqlite3.Database;
   readonly #statements = new Map<string, Statement>();
+  readonly #inexactStatements = new Map<string, Statement>();
   readonly #lock = new Mutex();
   #owner: SqliteConnection | undefined;
 
@@ -91,15 +92,16 @@ export class SqliteDatabase implements Database {
     return this.#owner === connection;
   }
 
-  /** @internal */
-  statement(sql: string): Statement {
-    let statement = this.#statements.get(sql);
+  /** @internal The prepared statement of `sql`, reading integers as bigints when `exactIntegers`. */
+  statement(sql: string, exactIntegers = true): Statement {
+    const cache = exactIntegers ? this.#statements : this.#inexactStatements;
+    let statement = cache.get(sql);
     if (statement === undefined) {
-      statement = this.#db.prepare<unknown[], unknown[]>(sql);
+      statement = this.run(() => this.#db.prepare<unknown[], unknown[]>(sql));
       if (statement.reader) statement.raw(true);
-      statement.safeIntegers(true);
-      if (this.#statements.size > 2000) this.#statements.clear();
-      this.#statements.set(sql, statement);
+      statement.safeIntegers(exactIntegers);
+      if (cache.size > 2000) cache.clear();
+      cache.set(sql, statement);
     }
     return statement;
   }
@@ -135,13 +137,15 @@ class SqliteConnection implements Connection {
     this.#database = database;
   }
 
-  query(sql: string, parameters: readonly unknown[]): Promise<unknown[][]> {
-    const waiting = this.#database.ready(this);
-    if (waiting !== undefined) return waiting.then(() => this.query(sql, parameters));
+  query(sql: string, parameters: readonly unknown[], exactIntegers = true): Promise<unknown[][]> {
+    const database = this.#database;
+    const waiting = database.ready(this);
+    if (waiting !== undefined) return waiting.then(() => this.query(sql, parameters, exactIntegers));
     try {
-      return Promise.resolve(this.#database.run(() => this.#database.statement(sql).all(...parameters) as unknown[][]));
+      const statement = database.statement(sql, exactIntegers);
+      return Promise.resolve((parameters.length === 1 ? statement.all(parameters[0]) : statement.all(...parameters)) as unknown[][]);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof DatabaseError ? error : new DatabaseError(`SQLite: ${(error as Error).message}`, { cause: error }));
     }
   }
 
