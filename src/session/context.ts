@@ -6,7 +6,7 @@ import type { EntityClass } from "../mapping/column-type.js";
 import { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
 import { attachLazy, attachLazyList, Lazy, LazyList, resetLazyList } from "../mapping/lazy.js";
 import { compileNamedParameters } from "../sql/named-parameters.js";
-import { statementsOf, type CompiledStatement, type EntityStatements } from "../sql/entity-statements.js";
+import { statementsOf, type CompiledStatement } from "../sql/entity-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
 import { IdentityMap } from "./identity-map.js";
 
@@ -407,11 +407,16 @@ export class Context implements AsyncDisposable {
   }
 }
 
+/**
+ * What a field whose column type is not nullable gets when the row holds NULL (an `UpdatedBy` string before
+ * the first update, say): the type's empty value, as the Delphi original's non-nullable types do.
+ */
 function emptyValue(column: ColumnMapping): unknown {
   switch (column.type.kind) {
     case "string":
+      return "";
     case "decimal":
-      return column.type.kind === "decimal" ? "0" : "";
+      return "0";
     case "int64":
       return 0n;
     case "boolean":
@@ -424,6 +429,3 @@ function emptyValue(column: ColumnMapping): unknown {
       return 0;
   }
 }
-
-/** The statements type, re-exported for the layers above. @internal */
-export type { EntityStatements };
