@@ -3,11 +3,12 @@ import type { Connection, Database } from "../engines/database.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
-import { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
-import { attachLazy, attachLazyList, Lazy, LazyList, resetLazyList } from "../mapping/lazy.js";
+import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
+import { Lazy } from "../mapping/lazy.js";
 import { compileNamedParameters } from "../sql/named-parameters.js";
 import { statementsOf, type CompiledStatement } from "../sql/entity-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
+import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
 
 /** Options of a read by primary key. */
@@ -30,6 +31,7 @@ export class Context implements AsyncDisposable {
   /** Answers the current user's name for the `*By` columns (SPEC.md TTContext.OnGetCurrentUser). */
   onGetCurrentUser: (() => string) | undefined = undefined;
   readonly #identityMap = new IdentityMap();
+  readonly #entities: EntityMaterializer;
   #connection: Promise<Connection> | undefined;
   /** The connection once it is open, so that reads skip a wait on the promise. */
   #connected: Connection | undefined;
@@ -39,6 +41,7 @@ export class Context implements AsyncDisposable {
   /** @param database where the session reads and writes; the connection is taken lazily. */
   constructor(database: Database) {
     this.database = database;
+    this.#entities = new EntityMaterializer(database.dialect, this.#identityMap, this);
   }
 
   /** Whether a transaction is open. */
@@ -62,7 +65,7 @@ export class Context implements AsyncDisposable {
     }
     const statements = statementsOf(mapping, this.database.dialect);
     const rows = await this.#query(statements.selectById(id, options?.includeDeleted === true), statements.exactIntegers);
-    return rows.length === 0 ? null : this.#materialize(mapping, rows[0]);
+    return rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]);
   }
 
   /** The entities a filter selects, in its order and page. */
@@ -70,7 +73,7 @@ export class Context implements AsyncDisposable {
     const mapping = EntityMapping.of(entityClass);
     const statements = statementsOf(mapping, this.database.dialect);
     const rows = await this.#query(statements.select(filter), statements.exactIntegers);
-    return rows.map((row) => this.#materialize(mapping, row));
+    return rows.map((row) => this.#entities.materialize(mapping, row));
   }
 
   /** Every entity of the class (the fixed WHERE clause and the soft-delete guard still apply). */
@@ -89,7 +92,7 @@ export class Context implements AsyncDisposable {
   async createEntity<T extends object>(entityClass: EntityClass<T>): Promise<T> {
     const mapping = EntityMapping.of(entityClass);
     const entity = mapping.create();
-    this.#attach(mapping, entity);
+    this.#entities.attach(mapping, entity);
     mapping.primaryKey.set(entity, await this.nextId(entityClass));
     return entity;
   }
@@ -116,7 +119,7 @@ export class Context implements AsyncDisposable {
       this.#stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity);
       await validateEntity(mapping, entity, this);
       await connection.execute(statements.insertSql, this.#values(statements.insertColumns, entity));
-      this.#attach(mapping, entity);
+      this.#entities.attach(mapping, entity);
       this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
     });
   }
@@ -180,7 +183,7 @@ export class Context implements AsyncDisposable {
     const statements = statementsOf(mapping, this.database.dialect);
     const rows = await this.#query(statements.selectById(mapping.idOf(entity), true), statements.exactIntegers);
     if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
-    this.#fill(mapping, entity, rows[0]);
+    this.#entities.fill(mapping, entity, rows[0]);
   }
 
   /**
@@ -221,7 +224,7 @@ export class Context implements AsyncDisposable {
    * load through this session and its detail lists load on first access. Insert does this too.
    */
   attach<T extends object>(entity: T): T {
-    this.#attach(EntityMapping.of(entity.constructor as EntityClass<T>), entity);
+    this.#entities.attach(EntityMapping.of(entity.constructor as EntityClass<T>), entity);
     return entity;
   }
 
@@ -340,92 +343,5 @@ export class Context implements AsyncDisposable {
   #keyValues(mapping: EntityMapping, entity: object): unknown[] {
     const id = mapping.idOf(entity);
     return mapping.versionColumn !== undefined ? [id, mapping.versionColumn.get(entity)] : [id];
-  }
-
-  #materialize<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
-    const dialect = this.database.dialect;
-    if (!mapping.isJoinEntity) {
-      const id = dialect.fromDatabase(row[mapping.columns.indexOf(mapping.primaryKey)], mapping.primaryKey.type) as number;
-      const known = this.#identityMap.get(mapping.entityClass, id);
-      if (known !== undefined) return known as T;
-      const entity = mapping.create();
-      this.#fill(mapping, entity, row);
-      this.#identityMap.set(mapping.entityClass, id, entity);
-      return entity;
-    }
-    const entity = mapping.create();
-    this.#fill(mapping, entity, row);
-    return entity;
-  }
-
-  #fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
-    const dialect = this.database.dialect;
-    const columns = mapping.columns;
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i];
-      const value = dialect.fromDatabase(row[i], column.type);
-      if (column.type.kind === "lazy") {
-        const current = column.get(entity);
-        const lazy = current instanceof Lazy ? current : new Lazy();
-        lazy.id = value as number | null;
-        if (lazy !== current) column.set(entity, lazy);
-      } else {
-        column.set(entity, value === null && !column.type.nullable ? emptyValue(column) : value);
-      }
-    }
-    this.#attach(mapping, entity, true);
-  }
-
-  /** Binds the entity's lazy references and detail lists to this session; `reload` forgets loaded details. */
-  #attach(mapping: EntityMapping, entity: object, reload = false): void {
-    for (const column of mapping.columns) {
-      if (column.type.kind !== "lazy") continue;
-      let lazy = column.get(entity);
-      if (!(lazy instanceof Lazy)) column.set(entity, (lazy = new Lazy()));
-      const target = column.type.target as () => EntityClass;
-      (lazy as Lazy<object>)[attachLazy]({
-        load: (id) => this.tryGet(target(), id),
-        idOf: (referenced) => EntityMapping.of(target()).idOf(referenced),
-      });
-    }
-    for (const detail of mapping.details) {
-      let list = detail.get(entity);
-      if (!(list instanceof LazyList)) detail.set(entity, (list = new LazyList()));
-      else if (reload) list[resetLazyList]();
-      const childMapping = (): EntityMapping => EntityMapping.of(detail.target());
-      (list as LazyList<object>)[attachLazyList](async () => {
-        const child = childMapping();
-        const filter = new Filter();
-        const foreignKey = child.columns.find((c) => c.alias === undefined && c.columnName.toLowerCase() === detail.childForeignKey.toLowerCase());
-        const local = detail.localColumn.get(entity);
-        const localValue = local instanceof Lazy ? local.id : local;
-        if (foreignKey !== undefined) filter.add({ kind: "compare", column: foreignKey, operator: "=", value: localValue });
-        else filter.addWhere(`${this.database.dialect.quoteIdentifier(detail.childForeignKey)} = :detailKey`, { detailKey: localValue });
-        return this.select(child.entityClass, filter);
-      });
-    }
-  }
-}
-
-/**
- * What a field whose column type is not nullable gets when the row holds NULL (an `UpdatedBy` string before
- * the first update, say): the type's empty value, as the Delphi original's non-nullable types do.
- */
-function emptyValue(column: ColumnMapping): unknown {
-  switch (column.type.kind) {
-    case "string":
-      return "";
-    case "decimal":
-      return "0";
-    case "int64":
-      return 0n;
-    case "boolean":
-      return false;
-    case "blob":
-      return new Uint8Array(0);
-    case "date":
-      return null;
-    default:
-      return 0;
   }
 }

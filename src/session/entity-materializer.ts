@@ -1,0 +1,121 @@
+import type { EntityClass } from "../mapping/column-type.js";
+import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
+import { attachLazy, attachLazyList, Lazy, LazyList, resetLazyList } from "../mapping/lazy.js";
+import { Filter } from "../filter/filter.js";
+import type { Dialect } from "../sql/dialect.js";
+import type { IdentityMap } from "./identity-map.js";
+
+/** What the materializer asks of its session to load references and details lazily. */
+export interface MaterializerSession {
+  /** Loads one entity by key, or null. */
+  tryGet<T extends object>(entityClass: EntityClass<T>, id: number): Promise<T | null>;
+  /** Loads the entities a filter selects. */
+  select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]>;
+}
+
+/**
+ * Turns rows into entities for one session: one instance per key through the identity map, values
+ * converted by the engine's dialect, `Lazy` references and `LazyList` details bound to the session so that
+ * they load on first access.
+ */
+export class EntityMaterializer {
+  readonly #dialect: Dialect;
+  readonly #identityMap: IdentityMap;
+  readonly #session: MaterializerSession;
+
+  /** @param dialect converts driver values. @param identityMap the session's. @param session loads references and details. */
+  constructor(dialect: Dialect, identityMap: IdentityMap, session: MaterializerSession) {
+    this.#dialect = dialect;
+    this.#identityMap = identityMap;
+    this.#session = session;
+  }
+
+  /** The entity of a row: the identity map's instance for its key, or a new one filled from the row (join entities: always new). */
+  materialize<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
+    const dialect = this.#dialect;
+    if (!mapping.isJoinEntity) {
+      const id = dialect.fromDatabase(row[mapping.columns.indexOf(mapping.primaryKey)], mapping.primaryKey.type) as number;
+      const known = this.#identityMap.get(mapping.entityClass, id);
+      if (known !== undefined) return known as T;
+      const entity = mapping.create();
+      this.fill(mapping, entity, row);
+      this.#identityMap.set(mapping.entityClass, id, entity);
+      return entity;
+    }
+    const entity = mapping.create();
+    this.fill(mapping, entity, row);
+    return entity;
+  }
+
+  /** Writes a row into an entity (column values converted from the driver) and rebinds its references; loaded details are forgotten. */
+  fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
+    const dialect = this.#dialect;
+    const columns = mapping.columns;
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i];
+      const value = dialect.fromDatabase(row[i], column.type);
+      if (column.type.kind === "lazy") {
+        const current = column.get(entity);
+        const lazy = current instanceof Lazy ? current : new Lazy();
+        lazy.id = value as number | null;
+        if (lazy !== current) column.set(entity, lazy);
+      } else {
+        column.set(entity, value === null && !column.type.nullable ? emptyValue(column) : value);
+      }
+    }
+    this.attach(mapping, entity, true);
+  }
+
+  /** Binds the entity's lazy references and detail lists to this session; `reload` forgets loaded details. */
+  attach(mapping: EntityMapping, entity: object, reload = false): void {
+    for (const column of mapping.columns) {
+      if (column.type.kind !== "lazy") continue;
+      let lazy = column.get(entity);
+      if (!(lazy instanceof Lazy)) column.set(entity, (lazy = new Lazy()));
+      const target = column.type.target as () => EntityClass;
+      (lazy as Lazy<object>)[attachLazy]({
+        load: (id) => this.#session.tryGet(target(), id),
+        idOf: (referenced) => EntityMapping.of(target()).idOf(referenced),
+      });
+    }
+    for (const detail of mapping.details) {
+      let list = detail.get(entity);
+      if (!(list instanceof LazyList)) detail.set(entity, (list = new LazyList()));
+      else if (reload) list[resetLazyList]();
+      const childMapping = (): EntityMapping => EntityMapping.of(detail.target());
+      (list as LazyList<object>)[attachLazyList](async () => {
+        const child = childMapping();
+        const filter = new Filter();
+        const foreignKey = child.columns.find((c) => c.alias === undefined && c.columnName.toLowerCase() === detail.childForeignKey.toLowerCase());
+        const local = detail.localColumn.get(entity);
+        const localValue = local instanceof Lazy ? local.id : local;
+        if (foreignKey !== undefined) filter.add({ kind: "compare", column: foreignKey, operator: "=", value: localValue });
+        else filter.addWhere(`${this.#dialect.quoteIdentifier(detail.childForeignKey)} = :detailKey`, { detailKey: localValue });
+        return this.#session.select(child.entityClass, filter);
+      });
+    }
+  }
+}
+
+/**
+ * What a field whose column type is not nullable gets when the row holds NULL (an `UpdatedBy` string before
+ * the first update, say): the type's empty value, as the Delphi original's non-nullable types do.
+ */
+function emptyValue(column: ColumnMapping): unknown {
+  switch (column.type.kind) {
+    case "string":
+      return "";
+    case "decimal":
+      return "0";
+    case "int64":
+      return 0n;
+    case "boolean":
+      return false;
+    case "blob":
+      return new Uint8Array(0);
+    case "date":
+      return null;
+    default:
+      return 0;
+  }
+}
