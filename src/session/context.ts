@@ -231,17 +231,22 @@ export class Context implements AsyncDisposable {
   /** Runs SQL of the application with `:name` parameters and answers the rows as arrays. */
   async query(sql: string, parameters: Readonly<Record<string, unknown>> = {}): Promise<unknown[][]> {
     const positional: unknown[] = [];
-    const values = new Map(Object.entries(parameters).map(([k, v]) => [k, this.database.dialect.toParameter(v)]));
-    const text = compileNamedParameters(sql, values, this.database.dialect, positional);
+    const text = this.#compile(sql, parameters, positional);
     return (await this.#acquire()).query(text, positional);
   }
 
   /** Runs an SQL statement of the application with `:name` parameters and answers the rows it changed. */
   async execute(sql: string, parameters: Readonly<Record<string, unknown>> = {}): Promise<number> {
     const positional: unknown[] = [];
-    const values = new Map(Object.entries(parameters).map(([k, v]) => [k, this.database.dialect.toParameter(v)]));
-    const text = compileNamedParameters(sql, values, this.database.dialect, positional);
+    const text = this.#compile(sql, parameters, positional);
     return (await this.#acquire()).execute(text, positional);
+  }
+
+  /** The application's SQL in the engine's placeholder form, its values converted and appended to `positional`. */
+  #compile(sql: string, parameters: Readonly<Record<string, unknown>>, positional: unknown[]): string {
+    const dialect = this.database.dialect;
+    const values = new Map(Object.entries(parameters).map(([name, value]) => [name, dialect.toParameter(value)]));
+    return compileNamedParameters(sql, values, dialect, positional);
   }
 
   /** Gives the connection back (rolling back an unfinished transaction). Safe to call twice. */

@@ -14,6 +14,7 @@ export function filterColumnsOf(mapping: EntityMapping): FilterColumns {
   if (columns === undefined) {
     const byName = new Map<string, ColumnMapping>();
     const usable = mapping.columns.filter((column) => isFilterable(column) && column.type.kind !== "blob");
+    // Later entries win: a joined table's column name, then the entity's own column of the same name, then JSON names.
     for (const column of usable) byName.set(column.columnName.toLowerCase(), column);
     for (const column of usable.filter((c) => c.alias === undefined)) byName.set(column.columnName.toLowerCase(), column);
     for (const column of usable) byName.set(jsonPropertyName(column).toLowerCase(), column);

@@ -62,7 +62,7 @@ export class HttpEntityReader<T extends object> {
 
   /** The rows a filter body selects (API.md "Filter body"), with relations: `{count, data}`. A bad body answers 400. */
   async select(body: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withRelations): Promise<HttpEntityPage> {
-    const filter = parseFilterBody(body, this.#mapping, filterColumnsOf(this.#mapping), decodeColumnJson, this.filterParameters);
+    const filter = parseFilterBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.filterParameters);
     return this.#page(filter, config);
   }
 
@@ -83,7 +83,6 @@ export class HttpEntityReader<T extends object> {
     const count = await this.context.selectCount(this.entityClass, filter);
     const entities = count === 0 ? [] : await this.context.select(this.entityClass, filter);
     if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
-    // The array overload of toJson answers an array; cast past the object overload that TypeScript picks first.
-    return { count, data: (await this.context.toJson(entities, config)) as unknown as unknown[] };
+    return { count, data: await this.context.toJson(entities, config) };
   }
 }

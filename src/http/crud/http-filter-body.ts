@@ -1,7 +1,7 @@
 import { InvalidInputError } from "../../errors.js";
 import type { ComparisonOperator, Condition } from "../../filter/condition.js";
 import { Filter } from "../../filter/filter.js";
-import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
+import type { ColumnMapping } from "../../mapping/entity-mapping.js";
 import { CrudTexts } from "./crud-texts.js";
 import type { HttpFilterParameters } from "./http-filter-parameters.js";
 
@@ -43,7 +43,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function parseFilterBody(
   body: unknown,
-  mapping: EntityMapping,
   columns: FilterColumns,
   readValue: FilterValueReader,
   parameters: HttpFilterParameters,
@@ -91,7 +90,6 @@ export function parseFilterBody(
   }
   if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isSafeInteger(limit))) fail(CrudTexts.badLimit);
   filter.limit = effectiveLimit(limit as number | undefined | null, parameters);
-  void mapping;
   return filter;
 }
 
