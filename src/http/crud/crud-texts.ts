@@ -27,5 +27,4 @@ export const CrudTexts = {
   badStart: "The filter property start must be a non-negative integer.",
   badLimit: "The filter property limit must be an integer.",
   idTaken: (id: number): string => `Entity ${id} already exists.`,
-  badId: (text: string): string => `The id ${text} is not a valid 32-bit integer.`,
 } as const;

@@ -1,9 +1,8 @@
-import { InvalidInputError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { decodeColumnJson } from "../../json/column-json.js";
 import { JsonContext } from "../../json/json-context.js";
 import { HttpNotFoundError } from "../http-errors.js";
-import { CrudTexts } from "./crud-texts.js";
 
 /**
  * The session of an HTTP request (SPEC.md TTHttpContext): the JSON context plus what the generic reader
@@ -11,16 +10,13 @@ import { CrudTexts } from "./crud-texts.js";
  * so that anonymous and unknown requests never touch the database (SPEC.md 5 rule 3).
  */
 export class HttpContext extends JsonContext {
-  /** The primary key a JSON entity body carries, or undefined when it has none; a malformed one is a 400. */
+  /** The primary key a JSON entity body carries, or undefined when it has none; a malformed one is a 400 naming the property. */
   getId<T extends object>(entityClass: EntityClass<T>, json: unknown): number | undefined {
     const mapping = EntityMapping.of(entityClass);
     if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
     const value = (json as Record<string, unknown>)[mapping.primaryKey.property];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== "number" || !Number.isInteger(value) || value > 2147483647 || value < -2147483648) {
-      throw new InvalidInputError(CrudTexts.badId(JSON.stringify(value)));
-    }
-    return value;
+    return decodeColumnJson(mapping.primaryKey, value) as number;
   }
 
   /** Draws the entity's primary key from its sequence and sets it. */
