@@ -64,6 +64,12 @@ function planOf(mapping: EntityMapping): EventsPlan {
 // A marked #private method, or a marker on something that is not an instance method, is refused when the class is mapped.
 registerMappingCheck((mapping, raw) => void build(mapping, raw.members, raw.annotations));
 
+/** True when a write of `kind` has an event class or marked methods: code of the application that runs inside the write. */
+export function hasEvents(kind: EntityEventKind, mapping: EntityMapping): boolean {
+  const events = planOf(mapping)[kind];
+  return events.eventClass !== undefined || events.before.length > 0 || events.after.length > 0;
+}
+
 /** The event-class instance of each write in progress, per entity and kind, so that `after` runs on the instance `before` ran on. */
 const pending = new WeakMap<object, { kind: EntityEventKind; event: EntityEvent }[]>();
 

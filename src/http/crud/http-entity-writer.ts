@@ -22,7 +22,7 @@ export interface HttpEntityDeleted {
 /**
  * The standard write logic for one entity class over HTTP (SPEC.md TTHttpEntityWriter<T>). Every write
  * runs in one transaction with its events; an exception in any of them, `onApplyDetails` included,
- * rolls the row back.
+ * rolls the row back. A write with no events at all is a single statement and needs no transaction.
  */
 export class HttpEntityWriter<T extends object> {
   /** The entity class. */
@@ -60,8 +60,10 @@ export class HttpEntityWriter<T extends object> {
   async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     const entity = await this.context.fromJson(this.entityClass, json);
     const id = this.context.getId(this.entityClass, json);
-    await this.context.transaction(async () => {
-      if (id === undefined || id <= 0) await this.context.setSequenceId(entity);
+    const drawn = id === undefined || id <= 0;
+    // An id from the client is checked and inserted in one transaction, so that a concurrent insert of the same id answers 409.
+    await this.#write(!drawn || this.onBeforeInsert !== undefined || this.onAfterInsert !== undefined, async () => {
+      if (drawn) await this.context.setSequenceId(entity);
       else if ((await this.context.tryGet(this.entityClass, id, { includeDeleted: true })) !== null) throw new HttpError(409, CrudTexts.idTaken(id));
       await this.onBeforeInsert?.(entity);
       await this.context.insert(entity);
@@ -86,7 +88,7 @@ export class HttpEntityWriter<T extends object> {
     const entity = await this.context.fromJson(this.entityClass, json);
     await this.#keepHiddenColumns(entity, id);
     try {
-      await this.context.transaction(async () => {
+      await this.#write(this.onBeforeUpdate !== undefined || this.onAfterUpdate !== undefined, async () => {
         await this.onBeforeUpdate?.(entity);
         await this.context.update(entity);
         await this.onApplyDetails?.(entity);
@@ -98,6 +100,16 @@ export class HttpEntityWriter<T extends object> {
     }
     await this.context.refresh(entity);
     return this.context.toJson(entity, config);
+  }
+
+  /**
+   * Runs a write and its events in one transaction. With no writer event set (`onApplyDetails` included)
+   * and `needsTransaction` false, the work is the session's write alone, which opens a transaction itself
+   * when it needs one (see `Context`), so no BEGIN and COMMIT are sent around a single statement.
+   */
+  #write(needsTransaction: boolean, work: () => Promise<void>): Promise<void> {
+    if (needsTransaction || this.onApplyDetails !== undefined) return this.context.transaction(work);
+    return work();
   }
 
   /**
@@ -128,7 +140,7 @@ export class HttpEntityWriter<T extends object> {
     const entity = await this.context.tryGet(this.entityClass, id);
     if (entity === null) throw new HttpNotFoundError(id);
     this.context.setVersionId(entity, version);
-    await this.context.transaction(async () => {
+    await this.#write(this.onBeforeDelete !== undefined || this.onAfterDelete !== undefined, async () => {
       await this.onBeforeDelete?.(entity);
       await this.context.delete(entity);
       await this.onAfterDelete?.(entity);

@@ -88,5 +88,44 @@ export function transactionsSuite(harness: EngineHarness): void {
       assert.equal(seenInside, 0);
       assert.equal(await count("Isolated"), 1);
     });
+
+    it("a write with no events, sent without a transaction of its own, is not swept into another session's transaction", async () => {
+      await using writer = new Context(db.database);
+      await using other = new Context(db.database);
+      let alone: Promise<void> | undefined;
+      await assert.rejects(
+        writer.transaction(async () => {
+          const company = await writer.createEntity(Company);
+          company.name = "Swept away";
+          await writer.insert(company);
+          const single = new Company();
+          single.name = "Written alone";
+          // Company has no events and no @Validator: its insert is one statement, sent outside any transaction.
+          alone = other.insert(single);
+          await sleep(30);
+          throw new Error("roll back the writer");
+        }),
+        /roll back the writer/,
+      );
+      await alone;
+      assert.equal(await count("Swept away"), 0);
+      assert.equal(await count("Written alone"), 1);
+    });
+
+    it("a single-statement write the database refuses leaves no row, and the session goes on", async () => {
+      await using context = new Context(db.database);
+      const first = await context.createEntity(Company);
+      first.name = "Refused twin";
+      await context.insert(first);
+      const twin = new Company();
+      twin.id = first.id;
+      twin.name = "Refused twin";
+      await assert.rejects(context.insert(twin), (error: Error) => error.name === "DatabaseError");
+      assert.equal(await count("Refused twin"), 1);
+      first.name = "Refused twin, renamed";
+      await context.update(first);
+      const stored = await db.rows(`SELECT VersionID AS v FROM Companies WHERE Name = 'Refused twin, renamed'`);
+      assert.deepEqual(stored.map((row) => Number(row.v)), [1]);
+    });
   });
 }
