@@ -25,6 +25,21 @@ export interface HttpLogUser {
   readonly tenant: string | undefined;
 }
 
+let lastTime = Number.NaN;
+let lastIso = "";
+
+/**
+ * `new Date(time).toISOString()`, remembered for the last millisecond asked: a busy log formats the same
+ * millisecond many times. @internal
+ */
+export function isoTime(time: number): string {
+  if (time !== lastTime) {
+    lastIso = new Date(time).toISOString();
+    lastTime = time;
+  }
+  return lastIso;
+}
+
 function nameValuesJson(values: HttpLogNameValues): HttpLogNameValueJson[] {
   return values.map(([name, value]) => ({ name, value }));
 }
@@ -122,7 +137,7 @@ export class HttpLogRequest implements HttpLogRequestFields {
   /** The record as a JSON object: `contentLength` always, `contentOmitted: true` in place of `content` when omitted. */
   toJson(): HttpLogRequestJson {
     return {
-      time: new Date(this.time).toISOString(),
+      time: isoTime(this.time),
       host: this.host,
       uri: this.uri,
       methodType: this.methodType,
@@ -211,7 +226,7 @@ export class HttpLogResponse implements HttpLogResponseFields {
   /** The record as a JSON object: `contentLength` always, `contentOmitted: true` in place of `content` when omitted. */
   toJson(): HttpLogResponseJson {
     return {
-      time: new Date(this.time).toISOString(),
+      time: isoTime(this.time),
       host: this.host,
       uri: this.uri,
       ...(this.user === undefined ? {} : { user: this.user }),
@@ -254,7 +269,7 @@ export class HttpLogDiscarded {
 
   /** The record as a JSON object. */
   toJson(): HttpLogDiscardedJson {
-    return { time: new Date(this.time).toISOString(), host: this.host, count: this.count };
+    return { time: isoTime(this.time), host: this.host, count: this.count };
   }
 
   /** Same as `toJson()`. */
@@ -331,7 +346,7 @@ export class HttpLogError implements HttpLogErrorFields {
   /** The record as a JSON object. */
   toJson(): HttpLogErrorJson {
     return {
-      time: new Date(this.time).toISOString(),
+      time: isoTime(this.time),
       taskId: this.taskId,
       host: this.host,
       uri: this.uri,
@@ -381,7 +396,7 @@ export class HttpLogAction {
   /** The record as a JSON object. */
   toJson(): HttpLogActionJson {
     return {
-      time: new Date(this.time).toISOString(),
+      time: isoTime(this.time),
       host: this.host,
       ...(this.taskId === "" ? {} : { taskId: this.taskId }),
       message: this.message,

@@ -1,6 +1,7 @@
-import { open, type FileHandle } from "node:fs/promises";
+import { close as closeFile, closeSync, open, openSync, write, writeSync } from "node:fs";
 import type { HttpLogAction, HttpLogDiscarded, HttpLogError, HttpLogRequest, HttpLogResponse } from "./http-log-records.js";
 import { HttpLogWriter } from "./http-log-writer.js";
+import { requestLine, responseLine } from "./json-lines.js";
 
 /** The kind of a JSON-lines log entry, written as its `"log"` key. */
 export type JsonLinesLogKind = "action" | "request" | "response" | "discarded" | "error";
@@ -16,7 +17,10 @@ const MAX_PENDING_LINES = 1000;
  *
  * Lines are gathered and written in batches, one file write per batch rather than per entry, so a busy server
  * pays for a few system calls per event-loop turn; a write call returns a Promise only when the batch is full.
- * `close()` (the server's `stop()`) writes what is pending.
+ * `close()` (the server's `stop()`) writes what is pending. A batch goes to the file in one synchronous
+ * `write` call (`synchronous`, the default): on a local disk that is a copy into the page cache, cheaper than
+ * a round trip through libuv's thread pool and its wake-ups. Set `synchronous = false` for a destination that
+ * can stall, such as a network file system, so that the event loop never waits on it.
  *
  * Configure the destination with the static `path` (undefined for standard output), on this class or on a
  * subclass: `class AppLog extends JsonLinesLogWriter { static override path = "data/http.log"; }`.
@@ -24,8 +28,10 @@ const MAX_PENDING_LINES = 1000;
 export class JsonLinesLogWriter extends HttpLogWriter {
   /** The file that instances of this class append to; undefined writes to standard output. */
   static path: string | undefined = undefined;
+  /** Write each batch to the file with a synchronous call (default true); false writes through the thread pool. */
+  static synchronous = true;
 
-  #file: FileHandle | undefined;
+  #file: number | undefined;
   #pending: string[] = [];
   #flushing: Promise<void> | undefined;
 
@@ -41,12 +47,14 @@ export class JsonLinesLogWriter extends HttpLogWriter {
 
   /** Appends a request line. */
   override writeRequest(request: HttpLogRequest): Promise<void> | void {
-    return this.writeLine("request", request.toJson());
+    const line = this.#overridesWriteLine() ? undefined : requestLine(request);
+    return line === undefined ? this.writeLine("request", request.toJson()) : this.#append(line);
   }
 
   /** Appends a response line. */
   override writeResponse(response: HttpLogResponse): Promise<void> | void {
-    return this.writeLine("response", response.toJson());
+    const line = this.#overridesWriteLine() ? undefined : responseLine(response);
+    return line === undefined ? this.writeLine("response", response.toJson()) : this.#append(line);
   }
 
   /** Appends a discard report line. */
@@ -67,14 +75,21 @@ export class JsonLinesLogWriter extends HttpLogWriter {
   /** Writes what is pending and closes the file, if one is open. */
   override async close(): Promise<void> {
     await this.flush();
-    const file = this.#file;
-    this.#file = undefined;
-    await file?.close();
+    await this.#closeFile();
   }
 
   /** Queues `{"log": kind, ...json}` and a newline for the next batch; subclasses may call it for lines of their own. */
   protected writeLine(kind: JsonLinesLogKind, json: object): Promise<void> | void {
-    this.#pending.push(JSON.stringify({ log: kind, ...json }) + "\n");
+    return this.#append(JSON.stringify({ log: kind, ...json }) + "\n");
+  }
+
+  /** A subclass that shapes its lines in `writeLine` gets every line through it. */
+  #overridesWriteLine(): boolean {
+    return this.writeLine !== JsonLinesLogWriter.prototype.writeLine;
+  }
+
+  #append(line: string): Promise<void> | void {
+    this.#pending.push(line);
     this.#flushing ??= this.#flushLoop();
     if (this.#pending.length >= MAX_PENDING_LINES) return this.#flushing;
   }
@@ -90,9 +105,7 @@ export class JsonLinesLogWriter extends HttpLogWriter {
           await this.#writeBatch(batch);
         } catch {
           // The destination failed: this batch is lost; the next one opens the file again.
-          const file = this.#file;
-          this.#file = undefined;
-          await file?.close().catch(() => undefined);
+          await this.#closeFile().catch(() => undefined);
         }
       }
     } finally {
@@ -106,7 +119,25 @@ export class JsonLinesLogWriter extends HttpLogWriter {
       await new Promise<void>((resolve, reject) => process.stdout.write(batch, (error) => (error ? reject(error) : resolve())));
       return;
     }
-    this.#file ??= await open(path, "a");
-    await this.#file.write(batch);
+    const data = Buffer.from(batch, "utf8");
+    if ((this.constructor as typeof JsonLinesLogWriter).synchronous) {
+      const file = (this.#file ??= openSync(path, "a"));
+      for (let offset = 0; offset < data.length; ) offset += writeSync(file, data, offset);
+      return;
+    }
+    const file = (this.#file ??= await new Promise<number>((resolve, reject) => open(path, "a", (error, fd) => (error ? reject(error) : resolve(fd)))));
+    for (let offset = 0; offset < data.length; ) {
+      offset += await new Promise<number>((resolve, reject) =>
+        write(file, data, offset, data.length - offset, null, (error, written) => (error ? reject(error) : resolve(written))),
+      );
+    }
+  }
+
+  async #closeFile(): Promise<void> {
+    const file = this.#file;
+    this.#file = undefined;
+    if (file === undefined) return;
+    if ((this.constructor as typeof JsonLinesLogWriter).synchronous) closeSync(file);
+    else await new Promise<void>((resolve, reject) => closeFile(file, (error) => (error ? reject(error) : resolve())));
   }
 }

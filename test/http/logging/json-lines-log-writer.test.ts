@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { JsonLinesLogWriter } from "../../../src/http/logging/json-lines-log-writer.js";
+import { JsonLinesLogWriter, type JsonLinesLogKind } from "../../../src/http/logging/json-lines-log-writer.js";
+import { requestLine, responseLine } from "../../../src/http/logging/json-lines.js";
+import { buildLogRequest, buildLogResponse } from "../../../src/http/logging/http-log-capture.js";
 import { HttpLogger } from "../../../src/http/logging/http-logger.js";
 import { HttpLogParameters } from "../../../src/http/logging/http-log-parameters.js";
 import { HttpLogAction, HttpLogDiscarded } from "../../../src/http/logging/http-log-records.js";
@@ -91,4 +93,73 @@ test("without a path the JSON-lines writer writes to standard output", () => {
   assert.equal(child.status, 0, child.stderr);
   const line = JSON.parse(child.stdout.trim()) as Record<string, unknown>;
   assert.deepEqual([line.log, line.message], ["action", "to stdout"]);
+});
+
+test("request and response lines are exactly the JSON of toJson(), tagged with their kind, for every shape of record", () => {
+  const generous = new HttpLogParameters({ maxContentLength: -1, maxItemCount: -1 });
+  const stingy = new HttpLogParameters({ maxContentLength: 4, maxItemCount: 1 });
+  const requests = [
+    fakeRequest(),
+    fakeRequest({ sentMethod: "POST", body: '{"name":"Zoë \\"quoted\\" \\u2028 line"}', contentType: "application/json" }),
+    fakeRequest({ body: "not json", headers: [["Host", "h"], ["X-Odd", 'a"b\\c\n\u0001']], params: [["q", "ü é"], ["token", "secret"]] }),
+    fakeRequest({ sentMethod: "POST", contentType: "application/x-www-form-urlencoded", body: "a=1&password=x" }),
+    fakeRequest({ user: { username: "ann", areas: ["admin", "sales"], tenant: "t-1" } }),
+    fakeRequest({ user: { username: "bob \u{1F600}", areas: [], tenant: undefined } }),
+  ];
+  const responses = [
+    { statusCode: 200, content: '{"ok":true}', contentType: "application/json; charset=utf-8", contentEncoding: "" },
+    { statusCode: 500, content: "", contentType: "", contentEncoding: "" },
+    { statusCode: 200, content: "x".repeat(10), contentType: "text/plain", contentEncoding: "gzip" },
+  ];
+  let compared = 0;
+  for (const parameters of [generous, stingy, new HttpLogParameters()]) {
+    for (const request of requests) {
+      const record = buildLogRequest(request, parameters, undefined);
+      assert.equal(requestLine(record), JSON.stringify({ log: "request", ...record.toJson() }) + "\n");
+      for (const response of responses) {
+        const logged = buildLogResponse(request, response, parameters, undefined);
+        assert.equal(responseLine(logged), JSON.stringify({ log: "response", ...logged.toJson() }) + "\n");
+        compared++;
+      }
+    }
+  }
+  assert.equal(compared, 54);
+});
+
+test("a subclass that shapes its lines in writeLine gets the request and response lines too", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "http.log");
+  class StampedLog extends JsonLinesLogWriter {
+    static override path = path;
+    protected override writeLine(kind: JsonLinesLogKind, json: object): Promise<void> | void {
+      return super.writeLine(kind, { ...json, app: "billing" });
+    }
+  }
+  const logger = new HttpLogger(StampedLog);
+  logger.open({});
+  const request = fakeRequest();
+  logger.logRequest(request);
+  logger.logResponse(request, { statusCode: 204, content: "", contentType: "", contentEncoding: "" });
+  await logger.close();
+  assert.deepEqual(lines(path).map((line) => [line.log, line.app]), [["request", "billing"], ["response", "billing"]]);
+});
+
+test("with synchronous off, batches go through the thread pool and every line still reaches the file", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, "http.log");
+  class PooledLog extends JsonLinesLogWriter {
+    static override path = path;
+    static override synchronous = false;
+  }
+  const writer = new PooledLog();
+  for (let i = 0; i < 1500; i++) {
+    const pending = writer.writeAction(new HttpLogAction("h", `line ${i} ${"é".repeat(i % 7)}`));
+    if (pending !== undefined) await pending;
+  }
+  await writer.close();
+  const messages = lines(path).map((line) => line.message);
+  assert.equal(messages.length, 1500);
+  assert.equal(messages[1499], `line 1499 ${"é".repeat(1499 % 7)}`);
 });
