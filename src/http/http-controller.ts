@@ -8,12 +8,14 @@ import type { HttpResponse } from "./http-response.js";
  * value other than `undefined` and has not assigned `this.response.content`, the value is sent as JSON.
  */
 export abstract class HttpController<C> {
+  // Declared, not defined: the constructor's assignments are the only writes, so building a controller
+  // costs three stores rather than three definitions and three stores (measured on S7, many controller classes).
   /** The per-request context. */
-  protected readonly context: C;
+  declare protected readonly context: C;
   /** The request. */
-  protected readonly request: HttpRequest;
+  declare protected readonly request: HttpRequest;
   /** The response the handler fills. */
-  protected readonly response: HttpResponse;
+  declare protected readonly response: HttpResponse;
 
   /** Called by the server; subclasses that add a constructor pass the three arguments on. */
   constructor(context: C, request: HttpRequest, response: HttpResponse) {

@@ -281,6 +281,7 @@ export class HttpServer<C> {
         const target: RouteTarget<C> = {
           controller,
           methodName: route.methodName,
+          handler: route.handler,
           params: pattern.endsWith("*") ? "string" : route.verb.params,
           areas: route.areas,
           requiresAuthentication,

@@ -16,6 +16,8 @@ import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 export interface RouteTarget<C> {
   readonly controller: HttpControllerClass<C>;
   readonly methodName: string;
+  /** The method, resolved once at start-up rather than looked up by name on every request. */
+  readonly handler: (...args: unknown[]) => unknown;
   readonly params: "int32" | "string";
   readonly areas: readonly string[];
   readonly requiresAuthentication: boolean;
@@ -42,8 +44,6 @@ interface ContextHooks {
   [Symbol.asyncDispose]?(): PromiseLike<void>;
   [Symbol.dispose]?(): void;
 }
-
-type HandlerHost = Record<string, (...args: unknown[]) => unknown>;
 
 const routedMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "DELETE"]);
 const int32Pattern = /^-?\d{1,10}$/;
@@ -220,8 +220,9 @@ export class RequestPipeline<C> {
       if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(`Area ${area} is required by ${target.description}.`);
     }
     const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request.path);
-    const controller = new target.controller(context, request, response) as unknown as HandlerHost;
-    const result = controller[target.methodName](...args);
+    const controller = new target.controller(context, request, response);
+    const handler = target.handler;
+    const result = args.length === 0 ? handler.call(controller) : args.length === 1 ? handler.call(controller, args[0]) : handler.apply(controller, args as unknown[]);
     if (isThenable(result)) return Promise.resolve(result).then((value) => serializeResult(response, value));
     serializeResult(response, result);
   }

@@ -9,6 +9,8 @@ import {
 export interface ControllerRoute {
   /** The name of the method to call. */
   readonly methodName: string;
+  /** The method itself: the most derived definition of that name on the class's prototype chain. */
+  readonly handler: (...args: unknown[]) => unknown;
   readonly verb: DeclaredVerb;
   /** Every required area: the class's, the method's and those of the methods it overrides. */
   readonly areas: readonly string[];
@@ -17,6 +19,7 @@ export interface ControllerRoute {
 }
 
 interface Collected {
+  handler: (...args: unknown[]) => unknown;
   verbs: DeclaredVerb[] | undefined;
   areas: string[];
   authorization: HttpAuthorizationType | undefined;
@@ -55,7 +58,7 @@ export function controllerRoutesOf(controller: Function): ControllerRoute[] {
       const declaration = methodDeclarationOf(value);
       let collected = byName.get(name);
       if (collected === undefined) {
-        collected = { verbs: undefined, areas: [], authorization: undefined };
+        collected = { handler: value as (...args: unknown[]) => unknown, verbs: undefined, areas: [], authorization: undefined };
         byName.set(name, collected);
       }
       if (declaration === undefined) continue;
@@ -70,7 +73,7 @@ export function controllerRoutesOf(controller: Function): ControllerRoute[] {
     if (collected.verbs === undefined) continue;
     const areas = [...new Set([...classAreas, ...collected.areas])];
     for (const verb of collected.verbs) {
-      routes.push({ methodName, verb, areas, authorization: collected.authorization ?? classAuthorization });
+      routes.push({ methodName, handler: collected.handler, verb, areas, authorization: collected.authorization ?? classAuthorization });
     }
   }
   return routes;
