@@ -156,7 +156,7 @@ export class RequestPipeline<C> {
     const response = new HttpResponse();
     settings.logger?.logRequest(request);
     let context: C | undefined;
-    let pending: void | Promise<void>;
+    let pending: void | Promise<unknown>;
     try {
       context = new settings.contextClass();
       (context as ContextHooks).attachRequest?.(request, response);
@@ -171,8 +171,17 @@ export class RequestPipeline<C> {
       this.#complete(res, request, response, context, tooLarge, false, undefined);
     } else {
       const built = context;
+      // One reaction for the handler's promise: its value is serialized here, then the answer is sent.
       pending.then(
-        () => this.#complete(res, request, response, built, tooLarge, false, undefined),
+        (value: unknown) => {
+          try {
+            serializeResult(response, value);
+          } catch (error) {
+            this.#complete(res, request, response, built, tooLarge, true, error);
+            return;
+          }
+          this.#complete(res, request, response, built, tooLarge, false, undefined);
+        },
         (error: unknown) => this.#complete(res, request, response, built, tooLarge, true, error),
       );
     }
@@ -191,7 +200,11 @@ export class RequestPipeline<C> {
     else disposal.then(this.#onDisposed, this.#onDisposed);
   }
 
-  #dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<void> {
+  /**
+   * Resolves, authenticates and invokes. Answers undefined when the handler returned synchronously (its
+   * value already serialized), or a promise of the value still to serialize.
+   */
+  #dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
     const settings = this.#settings;
     const path = rawPathOf(request.uri);
     const match = settings.router.resolve(request.method, path);
@@ -213,8 +226,8 @@ export class RequestPipeline<C> {
     throw new HttpError(HttpStatus.notFound, HttpTexts.commandNotFound(request.path));
   }
 
-  /** Checks the areas, converts the arguments, runs the handler and serializes what it returns. */
-  #invoke(match: HttpRouteMatch<RouteTarget<C>>, request: HttpRequest, response: HttpResponse, context: C): void | Promise<void> {
+  /** Checks the areas, converts the arguments and runs the handler; a synchronous result is serialized here. */
+  #invoke(match: HttpRouteMatch<RouteTarget<C>>, request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
     const target = match.target;
     for (const area of target.areas) {
       if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(`Area ${area} is required by ${target.description}.`);
@@ -223,7 +236,8 @@ export class RequestPipeline<C> {
     const controller = new target.controller(context, request, response);
     const handler = target.handler;
     const result = args.length === 0 ? handler.call(controller) : args.length === 1 ? handler.call(controller, args[0]) : handler.apply(controller, args as unknown[]);
-    if (isThenable(result)) return Promise.resolve(result).then((value) => serializeResult(response, value));
+    if (result instanceof Promise) return result;
+    if (isThenable(result)) return Promise.resolve(result);
     serializeResult(response, result);
   }
 

@@ -11,6 +11,9 @@ import { hasValidatorMethods, validateEntity } from "../validation/validate-enti
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
 
+/** The promise of a disposal with nothing left to wait for. */
+const settled: Promise<void> = Promise.resolve();
+
 /** Options of a read by primary key. */
 export interface GetOptions {
   /** Read a soft-deleted row too (needed to undelete it). */
@@ -254,18 +257,20 @@ export class Context implements AsyncDisposable {
   }
 
   /** Gives the connection back (rolling back an unfinished transaction). Safe to call twice. */
-  async dispose(): Promise<void> {
-    if (this.#disposed) return;
+  dispose(): Promise<void> {
+    if (this.#disposed) return settled;
     this.#disposed = true;
     const pending = this.#connection;
+    const connected = this.#connected;
     this.#connection = undefined;
     this.#connected = undefined;
-    if (pending === undefined) return;
-    try {
-      (await pending).release();
-    } catch {
-      // The connection never opened: nothing to give back.
+    if (pending === undefined) return settled;
+    // An open connection goes back at once; one still opening goes back when it opens.
+    if (connected !== undefined) {
+      releaseQuietly(connected);
+      return settled;
     }
+    return pending.then(releaseQuietly, () => undefined); // a connection that never opened has nothing to give back
   }
 
   /** Same as `dispose()`, for `await using`. */
@@ -368,4 +373,13 @@ export class Context implements AsyncDisposable {
 /** Whether a write of `kind` sends one statement and runs no application code (see `Context.#write`). */
 function isSingleStatement(kind: EntityEventKind, mapping: EntityMapping): boolean {
   return !hasEvents(kind, mapping) && !hasValidatorMethods(mapping) && (kind !== "delete" || mapping.relations.length === 0);
+}
+
+/** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */
+function releaseQuietly(connection: Connection): void {
+  try {
+    connection.release();
+  } catch {
+    // nothing the session can do about it
+  }
 }

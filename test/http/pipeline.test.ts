@@ -59,6 +59,12 @@ class ThingController extends HttpController<CountingContext> {
   @Get("nothing")
   nothing(): void {}
 
+  @Get("unserializable/?", { params: "string" })
+  unserializable(mode: string): unknown {
+    const value = { total: 10n, secret: "hunter2" };
+    return mode === "async" ? Promise.resolve(value) : value;
+  }
+
   @Get("set-and-return")
   setAndReturn(): unknown {
     this.response.content = "kept";
@@ -246,6 +252,15 @@ describe("the request pipeline", () => {
       assert.match(String(body.taskId), /^[0-9a-f]{32}$/);
       assert.doesNotMatch(answer.text, /hunter2|secret-host/);
       assert.equal(answer.headers["x-leak"], undefined);
+    }
+  });
+
+  test("a handler value that JSON cannot write (a bigint) answers 500 with the constant body, returned or resolved", async () => {
+    for (const mode of ["sync", "async"]) {
+      const answer = await ask(port, `/things/unserializable/${mode}`);
+      assert.equal(answer.status, 500, mode);
+      assert.equal((answer.json as { message: string }).message, "Internal server error.");
+      assert.doesNotMatch(answer.text, /hunter2|BigInt/);
     }
   });
 

@@ -43,12 +43,12 @@ export class HttpEntityReader<T extends object> {
   }
 
   /** The entity with this id, with details; `HttpNotFoundError` (404) when absent. */
-  async get(id: number, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+  get(id: number, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     return this.#one(id, config);
   }
 
   /** The entity with this id, entity only; `HttpNotFoundError` (404) when absent. */
-  async find(id: number, config: JsonSerializerConfig = JsonSerializerConfig.entityOnly): Promise<unknown> {
+  find(id: number, config: JsonSerializerConfig = JsonSerializerConfig.entityOnly): Promise<unknown> {
     return this.#one(id, config);
   }
 
@@ -75,7 +75,7 @@ export class HttpEntityReader<T extends object> {
     const entity = await this.context.tryGet(this.entityClass, id, { includeDeleted: this.filterParameters.includeDeleted });
     if (entity === null) throw new HttpNotFoundError(id);
     if (this.onBeforeSerializeEntity !== undefined) await this.onBeforeSerializeEntity(entity);
-    return this.context.toJson(entity, config);
+    return await this.context.toJson(entity, config);
   }
 
   async #page(filter: Filter, config: JsonSerializerConfig): Promise<HttpEntityPage> {
