@@ -129,6 +129,11 @@ export class RequestPipeline<C> {
     this.#finished();
   };
 
+  readonly #onDisposeFailed = (error: unknown): void => {
+    reportDisposeError(error);
+    this.#finished();
+  };
+
   #finished(): void {
     if (--this.#inFlight === 0 && this.#idleWaiters.length > 0) {
       const waiters = this.#idleWaiters;
@@ -197,7 +202,7 @@ export class RequestPipeline<C> {
     }
     const disposal = context === undefined ? undefined : disposeContext(context as ContextHooks);
     if (disposal === undefined) this.#finished();
-    else disposal.then(this.#onDisposed, this.#onDisposed);
+    else disposal.then(this.#onDisposed, this.#onDisposeFailed);
   }
 
   /**
@@ -329,11 +334,14 @@ function serializeResult(response: HttpResponse, result: unknown): void {
   }
 }
 
-/** Disposes a context; returns a promise only when the disposal is asynchronous. */
-function disposeContext(context: ContextHooks): Promise<void> | undefined {
+/** Disposes a context; returns a promise only when the disposal is asynchronous (its failure is the caller's to report). */
+function disposeContext(context: ContextHooks): PromiseLike<void> | undefined {
   try {
     const asyncDispose = context[Symbol.asyncDispose];
-    if (typeof asyncDispose === "function") return Promise.resolve(asyncDispose.call(context)).then(undefined, reportDisposeError);
+    if (typeof asyncDispose === "function") {
+      const disposal = asyncDispose.call(context);
+      return disposal instanceof Promise ? disposal : Promise.resolve(disposal);
+    }
     const dispose = context[Symbol.dispose];
     if (typeof dispose === "function") dispose.call(context);
   } catch (error) {

@@ -306,3 +306,41 @@ async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describe("a context whose disposal fails", () => {
+  class FailingDisposal {
+    async [Symbol.asyncDispose](): Promise<void> {
+      throw new Error("pool is gone");
+    }
+  }
+
+  @Uri("/fragile")
+  class FragileController extends HttpController<FailingDisposal> {
+    @Get()
+    read(): unknown {
+      return { ok: true };
+    }
+  }
+
+  test("still answers, reports a TenonWarning, and does not keep the request in flight", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      if (warning.name === "TenonWarning") warnings.push(warning.message);
+    };
+    process.on("warning", onWarning);
+    const server = await started(FailingDisposal, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(FragileController);
+    });
+    try {
+      const answer = await ask(server.port, "/fragile");
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.json, { ok: true });
+      await waitFor(() => warnings.length > 0 && server.requestsInFlight === 0);
+      assert.match(warnings[0], /disposing a request context failed: Error: pool is gone/);
+    } finally {
+      process.off("warning", onWarning);
+      await server.stop();
+    }
+  });
+});
