@@ -8,6 +8,7 @@ import type { HttpUser } from "./http-user.js";
 export type HttpNameValue = readonly [name: string, value: string];
 
 const emptyBody = Buffer.alloc(0);
+const noParams: readonly HttpNameValue[] = Object.freeze([]);
 
 /**
  * One request as the application sees it (SPEC.md 2.4 TTHttpRequest). Everything that costs something
@@ -154,6 +155,7 @@ export class HttpRequest {
   /** The query-string parameters, decoded, a repeated name kept only at its first occurrence. */
   get params(): readonly HttpNameValue[] {
     if (this.#params === undefined) {
+      if (this.uri.indexOf("?") < 0) return (this.#params = noParams);
       const seen = new Set<string>();
       const list: HttpNameValue[] = [];
       for (const [name, value] of new URLSearchParams(this.query)) {
