@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,14 +13,19 @@ import { HttpLogParameters } from "../../../src/http/logging/http-log-parameters
 import { HttpLogAction, HttpLogDiscarded } from "../../../src/http/logging/http-log-records.js";
 import { fakeRequest } from "./recording-writer.js";
 
+/** A fresh directory, removed when the test ends. */
+function temporaryDirectory(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 function lines(path: string): Record<string, unknown>[] {
   return readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 test("the JSON-lines writer appends one object per entry, tagged with its kind", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, "http.log");
+  const path = join(temporaryDirectory(t), "http.log");
   class FileLog extends JsonLinesLogWriter {
     static override path = path;
   }
@@ -40,8 +45,7 @@ test("the JSON-lines writer appends one object per entry, tagged with its kind",
 });
 
 test("a missing directory at start-up is survived and the file is opened once it exists", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryDirectory(t);
   const path = join(dir, "later", "http.log");
   class LateLog extends JsonLinesLogWriter {
     static override path = path;
@@ -57,9 +61,7 @@ test("a missing directory at start-up is survived and the file is opened once it
 });
 
 test("lines are written in batches and all of them reach the file by close", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, "http.log");
+  const path = join(temporaryDirectory(t), "http.log");
   class FileLog extends JsonLinesLogWriter {
     static override path = path;
   }
@@ -127,9 +129,7 @@ test("request and response lines are exactly the JSON of toJson(), tagged with t
 });
 
 test("a subclass that shapes its lines in writeLine gets the request and response lines too", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, "http.log");
+  const path = join(temporaryDirectory(t), "http.log");
   class StampedLog extends JsonLinesLogWriter {
     static override path = path;
     protected override writeLine(kind: JsonLinesLogKind, json: object): Promise<void> | void {
@@ -146,9 +146,7 @@ test("a subclass that shapes its lines in writeLine gets the request and respons
 });
 
 test("with synchronous off, batches go through the thread pool and every line still reaches the file", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "tenon-log-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, "http.log");
+  const path = join(temporaryDirectory(t), "http.log");
   class PooledLog extends JsonLinesLogWriter {
     static override path = path;
     static override synchronous = false;
