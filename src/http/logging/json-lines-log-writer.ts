@@ -19,8 +19,10 @@ const BATCH_WINDOW_MS = 5;
  * lines of a failed write are dropped, like any writer failure.
  *
  * Lines are gathered for 5 ms and written in batches, one file write per batch rather than per entry, so a busy
- * server pays for a few hundred system calls a second whatever its request rate; a write call returns a Promise only when the batch is full.
- * `close()` (the server's `stop()`) writes what is pending. A batch goes to the file in one synchronous
+ * server pays for a few hundred system calls a second whatever its request rate; a write call returns a
+ * Promise only when the batch is full. `close()` (the server's `stop()`) writes what is pending.
+ *
+ * A batch goes to the file in one synchronous
  * `write` call (`synchronous`, the default): on a local disk that is a copy into the page cache, cheaper than
  * a round trip through libuv's thread pool and its wake-ups. Set `synchronous = false` for a destination that
  * can stall, such as a network file system, so that the event loop never waits on it.
