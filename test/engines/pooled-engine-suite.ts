@@ -20,6 +20,8 @@ export interface PooledEngine {
   readonly connectionIdSql: string;
   /** Kills a server connection by id and waits until it is gone. */
   kill(id: unknown): Promise<void>;
+  /** A pool pointed at 127.0.0.1:1, database `nowhere`, user `tenon`, password `s3cret`, where nothing listens. */
+  openUnreachable(): Database;
 }
 
 async function newCompany(context: Context, name: string): Promise<Company> {
@@ -39,6 +41,21 @@ export function pooledEngineSuite(engine: PooledEngine, db: () => PooledTestData
   async function connectionOf(context: Context): Promise<unknown> {
   return (await context.query(engine.connectionIdSql))[0][0];
   }
+
+  it("an unreachable server fails the first statement with a DatabaseError naming host and database, never the password", async () => {
+    const database = engine.openUnreachable();
+    try {
+      await using context = new Context(database);
+      await assert.rejects(context.query("SELECT 1"), (error: unknown) => {
+        assert.ok(error instanceof DatabaseError);
+        assert.match(error.message, /cannot connect to 127\.0\.0\.1:1\/nowhere/);
+        assert.doesNotMatch(error.message, /s3cret/);
+        return true;
+      });
+    } finally {
+      await database.close();
+    }
+  });
 
   it("a statement on a connection the server killed fails with a DatabaseError, and the pool recovers", async () => {
     const database = db().openDatabase({ poolSize: 1 });
