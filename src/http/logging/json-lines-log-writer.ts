@@ -1,4 +1,5 @@
-import { close as closeFile, closeSync, open, openSync, write, writeSync } from "node:fs";
+import { close, closeSync, open, openSync, write, writeSync } from "node:fs";
+import { promisify } from "node:util";
 import type { HttpLogAction, HttpLogDiscarded, HttpLogError, HttpLogRequest, HttpLogResponse } from "./http-log-records.js";
 import { HttpLogWriter } from "./http-log-writer.js";
 import { requestLine, responseLine } from "./json-lines.js";
@@ -12,6 +13,10 @@ const MAX_PENDING_LINES = 1000;
 /** How long the first line of a batch waits for others, in ms: a busy server then makes a few hundred writes a second, not one per event-loop turn. */
 const BATCH_WINDOW_MS = 5;
 
+const openAsync = promisify(open);
+const writeAsync = promisify(write);
+const closeAsync = promisify(close);
+
 /**
  * A log writer that appends one JSON object per line, `{"log": "<kind>", ...record.toJson()}`, to a file or to
  * standard output. The file is opened on the first write, not in the constructor, and opened again on the next
@@ -22,10 +27,10 @@ const BATCH_WINDOW_MS = 5;
  * server pays for a few hundred system calls a second whatever its request rate; a write call returns a
  * Promise only when the batch is full. `close()` (the server's `stop()`) writes what is pending.
  *
- * A batch goes to the file in one synchronous
- * `write` call (`synchronous`, the default): on a local disk that is a copy into the page cache, cheaper than
- * a round trip through libuv's thread pool and its wake-ups. Set `synchronous = false` for a destination that
- * can stall, such as a network file system, so that the event loop never waits on it.
+ * A batch goes to the file in one synchronous `write` call (`synchronous`, the default): on a local disk that
+ * is a copy into the page cache, cheaper than a round trip through libuv's thread pool and its wake-ups. Set
+ * `synchronous = false` for a destination that can stall, such as a network file system, so that the event
+ * loop never waits on it.
  *
  * Configure the destination with the static `path` (undefined for standard output), on this class or on a
  * subclass: `class AppLog extends JsonLinesLogWriter { static override path = "data/http.log"; }`.
@@ -130,12 +135,8 @@ export class JsonLinesLogWriter extends HttpLogWriter {
       for (let offset = 0; offset < data.length; ) offset += writeSync(file, data, offset);
       return;
     }
-    const file = (this.#file ??= await new Promise<number>((resolve, reject) => open(path, "a", (error, fd) => (error ? reject(error) : resolve(fd)))));
-    for (let offset = 0; offset < data.length; ) {
-      offset += await new Promise<number>((resolve, reject) =>
-        write(file, data, offset, data.length - offset, null, (error, written) => (error ? reject(error) : resolve(written))),
-      );
-    }
+    const file = (this.#file ??= await openAsync(path, "a"));
+    for (let offset = 0; offset < data.length; ) offset += (await writeAsync(file, data, offset, data.length - offset, null)).bytesWritten;
   }
 
   async #closeFile(): Promise<void> {
@@ -143,6 +144,6 @@ export class JsonLinesLogWriter extends HttpLogWriter {
     this.#file = undefined;
     if (file === undefined) return;
     if ((this.constructor as typeof JsonLinesLogWriter).synchronous) closeSync(file);
-    else await new Promise<void>((resolve, reject) => closeFile(file, (error) => (error ? reject(error) : resolve())));
+    else await closeAsync(file);
   }
 }
