@@ -28,6 +28,12 @@ export interface Database {
   readonly dialect: Dialect;
   /** Takes a connection; the session releases it when it is disposed. */
   acquire(): Promise<Connection>;
+  /**
+   * Takes a connection at once when one is free without waiting (the embedded engine's shared connection),
+   * or answers undefined; a session then calls `acquire`. Saves a promise round on every session's first
+   * statement. Optional.
+   */
+  acquireNow?(): Connection | undefined;
   /** Closes every connection. Call it on every path that ends the process (SPEC.md 3). */
   close(): Promise<void>;
 }

@@ -31,6 +31,14 @@ export class JsonContext extends Context {
     return Array.isArray(value) ? serializer.many(value) : serializer.one(value);
   }
 
+  /**
+   * The JSON of one entity, as a value when nothing of it expands (no promise to wait for), else as
+   * `toJson` answers it. For callers on a hot path, such as the CRUD reader.
+   */
+  toJsonNow(entity: object, config: JsonSerializerConfig = JsonSerializerConfig.default): JsonObject | Promise<JsonObject> {
+    return new JsonSerializer(this, config).oneNow(entity);
+  }
+
   /** The JSON text of one entity or of an array of entities (see `toJson`). */
   async toJsonText(value: object | readonly object[], config: JsonSerializerConfig = JsonSerializerConfig.default): Promise<string> {
     const serializer = new JsonSerializer(this, config);

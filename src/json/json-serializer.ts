@@ -32,6 +32,12 @@ export class JsonSerializer {
     return this.#write(entity, jsonPlanOfEntity(entity), 0);
   }
 
+  /** Writes one entity, at once when nothing of it expands at level 0 (no promise), else as `one` does. */
+  oneNow(entity: object): JsonObject | Promise<JsonObject> {
+    const plan = jsonPlanOfEntity(entity);
+    return this.#config.expands(0) && plan.hasExpansions ? this.#write(entity, plan, 0) : flat(entity, plan);
+  }
+
   /** Writes several entities (reading their references in bulk first). */
   many(entities: readonly object[]): Promise<JsonObject[]> {
     return this.#writeMany(entities, 0);

@@ -64,6 +64,11 @@ export class SqliteDatabase implements Database {
   }
 
   /** @inheritdoc */
+  acquireNow(): Connection {
+    return new SqliteConnection(this);
+  }
+
+  /** @inheritdoc */
   async close(): Promise<void> {
     await this.#lock.idle();
     if (this.#db.open) this.#db.close();

@@ -71,11 +71,15 @@ export class HttpEntityReader<T extends object> {
     return this.context.metadataToJson(this.entityClass);
   }
 
-  async #one(id: number, config: JsonSerializerConfig): Promise<unknown> {
-    const entity = await this.context.tryGet(this.entityClass, id, { includeDeleted: this.filterParameters.includeDeleted });
-    if (entity === null) throw new HttpNotFoundError(id);
-    if (this.onBeforeSerializeEntity !== undefined) await this.onBeforeSerializeEntity(entity);
-    return await this.context.toJson(entity, config);
+  #one(id: number, config: JsonSerializerConfig): Promise<unknown> {
+    // Promise reactions rather than an async function: one reaction after the read, none more for an
+    // entity whose JSON needs no further read.
+    return this.context.tryGet(this.entityClass, id, { includeDeleted: this.filterParameters.includeDeleted }).then((entity) => {
+      if (entity === null) throw new HttpNotFoundError(id);
+      const hook = this.onBeforeSerializeEntity;
+      if (hook !== undefined) return Promise.resolve(hook.call(this, entity)).then(() => this.context.toJsonNow(entity, config));
+      return this.context.toJsonNow(entity, config);
+    });
   }
 
   async #page(filter: Filter, config: JsonSerializerConfig): Promise<HttpEntityPage> {

@@ -43,7 +43,8 @@ const routerMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "DELET
  */
 export class HttpRouter<T> {
   readonly #exact = new Map<string, RouteSlot<T>>();
-  readonly #parametrized = new Map<string, RouteSlot<T>>();
+  /** The parametrized routes by placeholder count (index 0 unused), each keyed by its fixed prefix. */
+  readonly #parametrized: Map<string, RouteSlot<T>>[] = [];
   readonly #catchAll = new Map<string, RouteSlot<T>>();
   #maxPlaceholders = 0;
   #size = 0;
@@ -67,8 +68,9 @@ export class HttpRouter<T> {
       map = this.#catchAll;
       key = prefix;
     } else if (shape.placeholders > 0) {
-      map = this.#parametrized;
-      key = `${prefix}#${shape.placeholders}`;
+      for (let count = this.#parametrized.length; count <= shape.placeholders; count++) this.#parametrized.push(new Map());
+      map = this.#parametrized[shape.placeholders];
+      key = prefix === "" ? "/" : prefix;
       if (shape.placeholders > this.#maxPlaceholders) this.#maxPlaceholders = shape.placeholders;
     } else {
       map = this.#exact;
@@ -99,7 +101,9 @@ export class HttpRouter<T> {
     if (simple !== undefined) {
       const target = this.#exact.get(simple)?.[m];
       if (target !== undefined) return { target, args: noArgs };
-      if (this.#parametrized.size === 0 && this.#catchAll.size === 0) return undefined;
+      if (this.#maxPlaceholders === 0 && this.#catchAll.size === 0) return undefined;
+      const match = this.#resolveSimple(m, path, simple);
+      if (match !== undefined || this.#catchAll.size === 0) return match;
     }
     const split = splitPath(path);
     if (split === undefined) return undefined;
@@ -109,16 +113,44 @@ export class HttpRouter<T> {
       if (target !== undefined) return { target, args: noArgs };
     }
     const count = values.length;
-    const most = Math.min(this.#maxPlaceholders, count);
-    for (let placeholders = 1; placeholders <= most; placeholders++) {
-      const target = this.#parametrized.get(`${keys[count - placeholders]}#${placeholders}`)?.[m];
-      if (target !== undefined) return { target, args: values.slice(count - placeholders) };
+    if (simple === undefined) {
+      const most = Math.min(this.#maxPlaceholders, count);
+      for (let placeholders = 1; placeholders <= most; placeholders++) {
+        const target = this.#parametrized[placeholders].get(keys[count - placeholders] || "/")?.[m];
+        if (target !== undefined) return { target, args: values.slice(count - placeholders) };
+      }
     }
     if (this.#catchAll.size > 0) {
       for (let length = count; length >= 0; length--) {
         const target = this.#catchAll.get(keys[length])?.[m];
         if (target !== undefined) return { target, args: [values.slice(length).join("/")] };
       }
+    }
+    return undefined;
+  }
+
+  /**
+   * The parametrized route of a path that needs no decoding (`simple` is its lower-case key): the last n
+   * segments are the values and the rest is the key, for n = 1 up to the most placeholders of any route.
+   * Slashes are found in the key and in the path in step (lower-casing keeps every `/`), so the values are
+   * sliced from the path in their original case with no split and no key building.
+   */
+  #resolveSimple(m: HttpRouterMethod, path: string, simple: string): HttpRouteMatch<T> | undefined {
+    if (simple.length <= 1) return undefined;
+    const parametrized = this.#parametrized;
+    const most = this.#maxPlaceholders;
+    const end = path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
+    let keySlash = simple.length;
+    let pathSlash = end;
+    for (let placeholders = 1; placeholders <= most; placeholders++) {
+      keySlash = simple.lastIndexOf("/", keySlash - 1);
+      pathSlash = path.lastIndexOf("/", pathSlash - 1);
+      const target = parametrized[placeholders].get(keySlash === 0 ? "/" : simple.slice(0, keySlash))?.[m];
+      if (target !== undefined) {
+        const rest = path.slice(pathSlash + 1, end);
+        return { target, args: placeholders === 1 ? [rest] : rest.split("/") };
+      }
+      if (keySlash === 0) return undefined;
     }
     return undefined;
   }
@@ -135,7 +167,7 @@ export class HttpRouter<T> {
     const count = values.length;
     collect(this.#exact.get(keys[count] || "/"));
     for (let placeholders = 1; placeholders <= Math.min(this.#maxPlaceholders, count); placeholders++) {
-      collect(this.#parametrized.get(`${keys[count - placeholders]}#${placeholders}`));
+      collect(this.#parametrized[placeholders].get(keys[count - placeholders] || "/"));
     }
     for (let length = count; length >= 0; length--) collect(this.#catchAll.get(keys[length]));
     return (["GET", "POST", "PUT", "DELETE"] as const).filter((method) => found.has(method));

@@ -401,4 +401,22 @@ describe("reader events", () => {
     }
     assert.equal(server.rows("SELECT Name FROM Widgets WHERE ID = 2")[0].Name, "acme rocket", "the database is not touched");
   });
+
+  test("an asynchronous onBeforeSerializeEntity is awaited before get serializes, and its failure answers 500", async () => {
+    hooks.reader = (reader) => {
+      reader.onBeforeSerializeEntity = async function (this: unknown, widget) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (widget.id === 3) throw new Error("hook failed on 3");
+        widget.name = `${widget.name} (seen by ${this === reader ? "the reader" : "someone else"})`;
+      };
+    };
+    try {
+      assert.equal(((await server.call("GET", "/widgets/2")).json as { name: string }).name, "acme rocket (seen by the reader)");
+      const failed = await server.call("GET", "/widgets/3");
+      assert.equal(failed.status, 500);
+      assert.ok(!failed.text.includes("hook failed"), "the cause stays on the server");
+    } finally {
+      delete hooks.reader;
+    }
+  });
 });

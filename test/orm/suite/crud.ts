@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ConcurrentUpdateError, Context, EntityNotFoundError, Filter } from "tenon";
+import { ConcurrentUpdateError, Context, EntityNotFoundError, Filter, MappingError } from "tenon";
 import { Company, Employee } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
@@ -47,6 +47,20 @@ export function crudSuite(harness: EngineHarness): void {
       assert.equal(read.active, true);
       assert.equal(await reader.tryGet(Company, 987654), null);
       await assert.rejects(reader.get(Company, 987654), (error: unknown) => error instanceof EntityNotFoundError && error.id === 987654);
+    });
+
+    it("a read that cannot run answers a rejected promise, never a synchronous throw, and a disposed session reads nothing", async () => {
+      class NotAnEntity {}
+      const context = new Context(db.database);
+      const unmapped = context.tryGet(NotAnEntity, 1);
+      assert.ok(unmapped instanceof Promise, "the mistake arrives as a rejection");
+      await assert.rejects(unmapped, MappingError);
+      const company = await newCompany(context, "Before Dispose");
+      await context.dispose();
+      await assert.rejects(context.tryGet(Company, company.id + 1), /disposed/);
+      await assert.rejects(context.select(Company, new Filter()), /disposed/);
+      await using again = new Context(db.database);
+      assert.equal((await again.get(Company, company.id)).name, "Before Dispose", "the connection went back and serves the next session");
     });
 
     it("insert draws the key from the sequence when the entity has none", async () => {
