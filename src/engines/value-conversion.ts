@@ -1,3 +1,4 @@
+import { parseIsoDate } from "../iso-date.js";
 import type { ColumnType } from "../mapping/column-type.js";
 
 /**
@@ -21,7 +22,8 @@ export function convertCommon(value: unknown, type: ColumnType<unknown>): unknow
     case "boolean":
       return typeof value === "boolean" ? value : typeof value === "string" ? value === "1" || value.toLowerCase() === "true" || value === "t" : Number(value) !== 0;
     case "date":
-      return value instanceof Date ? value : new Date(typeof value === "bigint" ? Number(value) : (value as string | number));
+      if (value instanceof Date) return value;
+      return typeof value === "string" ? parseIsoDate(value) : new Date(typeof value === "bigint" ? Number(value) : (value as number));
     case "blob":
       return value instanceof Uint8Array ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : new TextEncoder().encode(String(value));
   }

@@ -1,4 +1,5 @@
 import { InvalidInputError } from "../errors.js";
+import { formatIsoTime } from "../iso-date.js";
 import type { ColumnType } from "../mapping/column-type.js";
 import { decimalTextOf } from "../validation/decimal-compare.js";
 import { JsonMessages, jsonTypeOf } from "./json-messages.js";
@@ -19,7 +20,11 @@ const encodeNumber: ColumnEncoder = (value) => (typeof value === "number" && Num
 const encodeInt64: ColumnEncoder = (value) => (value == null ? null : typeof value === "number" ? String(Math.trunc(value)) : String(value));
 const encodeText: ColumnEncoder = (value) => (value == null ? null : String(value));
 const encodeBoolean: ColumnEncoder = (value) => (value == null ? null : Boolean(value));
-const encodeDate: ColumnEncoder = (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : null);
+const encodeDate: ColumnEncoder = (value) => {
+  if (!(value instanceof Date)) return null;
+  const time = value.getTime();
+  return Number.isNaN(time) ? null : formatIsoTime(time, value);
+};
 const encodeBlob: ColumnEncoder = (value) =>
   value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") : null;
 

@@ -1,3 +1,4 @@
+import { formatIsoDate } from "../../iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
 import { convertCommon } from "../value-conversion.js";
@@ -50,7 +51,7 @@ export class MariaDbDialect implements Dialect {
 
 /** `2024-05-06 07:08:09.123`: the UTC wall-clock text that DATETIME(3) stores. */
 export function formatUtcDateTime(date: Date): string {
-  return date.toISOString().slice(0, 23).replace("T", " ");
+  return formatIsoDate(date).slice(0, 23).replace("T", " ");
 }
 
 /** Reads DATETIME text (`2024-05-06 07:08:09.123`, any fraction) as a UTC point in time. */

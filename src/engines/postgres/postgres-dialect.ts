@@ -1,3 +1,4 @@
+import { formatIsoDate } from "../../iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
 import { convertCommon } from "../value-conversion.js";
@@ -47,7 +48,7 @@ export class PostgresDialect implements Dialect {
 
   /** @inheritdoc */
   toParameter(value: unknown): unknown {
-    if (value instanceof Date) return value.toISOString();
+    if (value instanceof Date) return formatIsoDate(value);
     if (typeof value === "bigint") return value.toString();
     if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     return value;

@@ -1,3 +1,4 @@
+import { formatIsoDate } from "../../iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
 import { convertCommon } from "../value-conversion.js";
@@ -32,7 +33,7 @@ export class SqliteDialect implements Dialect {
       case "boolean":
         return value ? 1 : 0;
       case "date":
-        return (value as Date).toISOString();
+        return formatIsoDate(value as Date);
       case "blob":
         return Buffer.isBuffer(value) ? value : Buffer.from((value as Uint8Array).buffer, (value as Uint8Array).byteOffset, (value as Uint8Array).byteLength);
       default:
@@ -48,7 +49,7 @@ export class SqliteDialect implements Dialect {
   /** @inheritdoc */
   toParameter(value: unknown): unknown {
     if (typeof value === "boolean") return value ? 1 : 0;
-    if (value instanceof Date) return value.toISOString();
+    if (value instanceof Date) return formatIsoDate(value);
     if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     return value;
   }

@@ -3,6 +3,7 @@
  * so a consumer may read them after the request is gone; `toJson()` is meant for the consumer side.
  * JSON keys are the camelCase property names, like every other JSON that Tenon writes.
  */
+import { formatIsoTime } from "../../iso-date.js";
 
 /** A captured list of headers or parameters: `[name, value]` pairs in arrival order, redacted values replaced. */
 export type HttpLogNameValues = readonly (readonly [name: string, value: string])[];
@@ -34,7 +35,7 @@ let lastIso = "";
  */
 export function isoTime(time: number): string {
   if (time !== lastTime) {
-    lastIso = new Date(time).toISOString();
+    lastIso = formatIsoTime(time);
     lastTime = time;
   }
   return lastIso;

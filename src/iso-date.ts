@@ -1,0 +1,99 @@
+/**
+ * ISO-8601 UTC text for dates, the form Tenon stores on the embedded engine and writes in JSON
+ * (`2024-01-31T09:05:00.000Z`). `Date.prototype.toISOString` and the `Date` text parser go through the
+ * C library's formatted printing and a general grammar; these do the one fixed shape with integer
+ * arithmetic and hand everything else to the built-ins, so their answers are always the built-ins'.
+ * @internal
+ */
+
+const dayMs = 86_400_000;
+const twoDigits: readonly string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, "0"));
+const threeDigits: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
+/** The days of each month of a common year. */
+const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** `date.toISOString()`, computed without the C library for years 0 to 9999. Throws `RangeError` for an invalid date, as the built-in does. */
+export function formatIsoDate(date: Date): string {
+  return formatIsoTime(date.getTime(), date);
+}
+
+/** The ISO text of a time value in ms; `date` (optional) is the same time as a Date, for the fallback. */
+export function formatIsoTime(time: number, date?: Date): string {
+  // 0000-01-01 to 9999-12-31: the four-digit years that toISOString writes without a sign.
+  if (!(time >= -62167219200000 && time <= 253402300799999)) return (date ?? new Date(time)).toISOString();
+  const days = Math.floor(time / dayMs);
+  let rest = time - days * dayMs;
+  // Days to civil date (H. Hinnant's algorithm, proleptic Gregorian, era of 400 years).
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const dayOfEra = z - era * 146097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
+  const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const ms = rest - seconds * 1000;
+  return `${twoDigits[Math.floor(year / 100)]}${twoDigits[year % 100]}-${twoDigits[month]}-${twoDigits[day]}T${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[ms]}Z`;
+}
+
+/**
+ * The time value of ISO text: `YYYY-MM-DDTHH:MM:SS.sssZ` with every field in range is read by hand; any
+ * other text gets exactly what `new Date(text).getTime()` answers (NaN for text that is not a date).
+ */
+export function parseIsoTime(text: string): number {
+  if (text.length === 24 && text.charCodeAt(23) === 90 /* Z */) {
+    const year = digits(text, 0, 4);
+    const month = digits(text, 5, 2);
+    const day = digits(text, 8, 2);
+    const hours = digits(text, 11, 2);
+    const minutes = digits(text, 14, 2);
+    const seconds = digits(text, 17, 2);
+    const ms = digits(text, 20, 3);
+    if (
+      text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45 && text.charCodeAt(10) === 84 && text.charCodeAt(13) === 58 &&
+      text.charCodeAt(16) === 58 && text.charCodeAt(19) === 46 && month >= 1 && month <= 12 && day >= 1 &&
+      day <= monthLength(year, month) && (year | hours | minutes | seconds | ms) >= 0 && hours <= 23 && minutes <= 59 && seconds <= 59
+    ) {
+      return daysFromCivil(year, month, day) * dayMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1000 + ms;
+    }
+  }
+  return new Date(text).getTime();
+}
+
+/** The Date of ISO text (see `parseIsoTime`). */
+export function parseIsoDate(text: string): Date {
+  return new Date(parseIsoTime(text));
+}
+
+/** The number written by `count` decimal digits at `start`, or -1 when one of them is not a digit. */
+function digits(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let i = start; i < start + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+function monthLength(year: number, month: number): number {
+  if (month !== 2) return daysInMonth[month - 1];
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
+/** Civil date to days since 1970-01-01 (the inverse of the computation in `formatIsoTime`). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const monthIndex = month > 2 ? month - 3 : month + 9;
+  const dayOfYear = Math.floor((153 * monthIndex + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146097 + dayOfEra - 719468;
+}

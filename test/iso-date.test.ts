@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { formatIsoDate, formatIsoTime, parseIsoTime } from "../src/iso-date.js";
+
+/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const builtinText = (time: number): string => {
+  try {
+    return new Date(time).toISOString();
+  } catch (error) {
+    return (error as Error).name;
+  }
+};
+const ownText = (time: number): string => {
+  try {
+    return formatIsoTime(time);
+  } catch (error) {
+    return (error as Error).name;
+  }
+};
+
+describe("ISO dates written and read by hand", () => {
+  test("formatting answers what toISOString answers, over the whole range of dates and at its edges", () => {
+    const next = random(20261122);
+    const times = [0, -1, 1, 951782400000, 951868800000, -62167219200000, -62167219200001, 253402300799999, 253402300800000, 8.64e15, -8.64e15, 8.64e15 + 1, Number.NaN];
+    for (let i = 0; i < 200_000; i++) times.push(Math.floor((next() * 2 - 1) * (next() < 0.5 ? 8.64e15 : 4e12)));
+    for (const time of times) assert.equal(ownText(time), builtinText(time), `time ${time}`);
+    assert.throws(() => formatIsoDate(new Date(Number.NaN)), RangeError, "an invalid date throws as the built-in does");
+  });
+
+  test("reading a date's own text gives its time back, and any other text gets what the Date parser answers", () => {
+    const next = random(7);
+    for (let i = 0; i < 100_000; i++) {
+      const text = new Date(Math.floor((next() * 2 - 1) * 4e12)).toISOString();
+      assert.equal(parseIsoTime(text), new Date(text).getTime(), text);
+    }
+    const others = [
+      "2024-02-29T12:00:00.000Z", // a leap day
+      "2023-02-29T00:00:00.000Z", // no leap day: the built-in rolls over to March 1st
+      "2024-04-31T00:00:00.000Z",
+      "2024-01-01T24:00:00.000Z", // 24:00 is the next midnight
+      "2024-01-01T23:60:00.000Z",
+      "2024-01-01T-1:00:00.000Z",
+      "2024-00-01T00:00:00.000Z",
+      "2024-13-01T00:00:00.000Z",
+      "0000-01-01T00:00:00.000Z",
+      "2024-01-01 00:00:05", // SQLite's CURRENT_TIMESTAMP shape
+      "2024-01-01T00:00:05Z",
+      "2024-01-01T00:00:05.123+02:00",
+      "abcd-ef-ghTij:kl:mn.opqZ",
+      "2024-1-01T00:00:00.0000Z",
+      "+010000-01-01T00:00:00.000Z",
+      "",
+    ];
+    for (const text of others) assert.ok(Object.is(parseIsoTime(text), new Date(text).getTime()), JSON.stringify(text));
+  });
+});
