@@ -8,6 +8,12 @@ export interface Connection {
    * skips reading every integer as a bigint); the default is true.
    */
   query(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): Promise<unknown[][]>;
+  /**
+   * Runs a query at once and answers its rows, when the engine runs statements synchronously and nothing
+   * makes this one wait (another session's transaction on the embedded engine); undefined means "use
+   * `query`". A statement that fails throws. Optional: engines that talk to a server leave it out.
+   */
+  queryNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[][] | undefined;
   /** Runs a statement and answers the number of rows it changed. */
   execute(sql: string, parameters: readonly unknown[]): Promise<number>;
   /** Starts a transaction. */

@@ -6,6 +6,8 @@
 export class Mutex {
   #locked = false;
   readonly #waiters: (() => void)[] = [];
+  /** Who waits for a moment when nobody holds the lock; they never take it, so any number may wait. */
+  #idleWaiters: (() => void)[] = [];
 
   /** Whether someone holds the lock. */
   get isLocked(): boolean {
@@ -21,18 +23,28 @@ export class Mutex {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /** Waits until nobody holds the lock, without taking it. */
-  async idle(): Promise<void> {
-    while (this.#locked) {
-      await this.lock();
-      this.unlock();
-    }
+  /**
+   * Resolves at the next moment nobody holds the lock, without taking it (the lock may be taken again
+   * before the caller runs, so callers check again). Waiters that took and gave back the lock in turn would
+   * hand it to each other forever; these only watch.
+   */
+  idle(): Promise<void> {
+    if (!this.#locked) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Hands the lock to the next waiter, or frees it. */
+  /** Hands the lock to the next waiter, or frees it and wakes everyone waiting for it to be free. */
   unlock(): void {
     const next = this.#waiters.shift();
-    if (next === undefined) this.#locked = false;
-    else next();
+    if (next !== undefined) {
+      next();
+      return;
+    }
+    this.#locked = false;
+    if (this.#idleWaiters.length > 0) {
+      const idle = this.#idleWaiters;
+      this.#idleWaiters = [];
+      for (const resolve of idle) resolve();
+    }
   }
 }

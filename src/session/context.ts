@@ -63,21 +63,31 @@ export class Context implements AsyncDisposable {
 
   /** The entity of `entityClass` with this primary key, or null. */
   tryGet<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): Promise<T | null> {
-    // Not an async function: a read costs one promise reaction after its statement, not three.
     try {
-      const mapping = EntityMapping.of(entityClass);
-      const includeDeleted = options?.includeDeleted === true;
-      if (!mapping.isJoinEntity && !includeDeleted) {
-        const known = this.#identityMap.get(mapping.entityClass, id);
-        if (known !== undefined) return Promise.resolve(known as T);
-      }
-      const statements = statementsOf(mapping, this.database.dialect);
-      return this.#query(statements.selectById(id, includeDeleted), statements.exactIntegers).then((rows) =>
-        rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]),
-      );
+      const found = this.tryGetNow(entityClass, id, options);
+      return found instanceof Promise ? found : Promise.resolve(found);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * `tryGet` without a promise when none is needed: the identity map's instance, or the row read at once
+   * from an engine that runs statements synchronously; otherwise the promise `tryGet` answers. Throws what
+   * `tryGet` would reject with. @internal For hot paths such as the CRUD reader.
+   */
+  tryGetNow<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): T | null | Promise<T | null> {
+    const mapping = EntityMapping.of(entityClass);
+    const includeDeleted = options?.includeDeleted === true;
+    if (!mapping.isJoinEntity && !includeDeleted) {
+      const known = this.#identityMap.get(mapping.entityClass, id);
+      if (known !== undefined) return known as T;
+    }
+    const statements = statementsOf(mapping, this.database.dialect);
+    const statement = statements.selectById(id, includeDeleted);
+    const rows = this.#connectNow()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
+    if (rows !== undefined) return rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]);
+    return this.#query(statement, statements.exactIntegers).then((read) => (read.length === 0 ? null : this.#entities.materialize(mapping, read[0])));
   }
 
   /** The entities a filter selects, in its order and page. */

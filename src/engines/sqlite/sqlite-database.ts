@@ -76,7 +76,12 @@ export class SqliteDatabase implements Database {
 
   /** @internal Waits until `connection` may run a statement: it owns the transaction lock, or nobody does. */
   ready(connection: SqliteConnection): Promise<void> | undefined {
-    return this.#owner === connection || !this.#lock.isLocked ? undefined : this.#lock.idle().then(() => this.ready(connection));
+    return this.free(connection) ? undefined : this.#lock.idle().then(() => this.ready(connection));
+  }
+
+  /** @internal Whether `connection` may run a statement now (see `ready`). */
+  free(connection: SqliteConnection): boolean {
+    return this.#owner === connection || !this.#lock.isLocked;
   }
 
   /** @internal */
@@ -143,14 +148,25 @@ class SqliteConnection implements Connection {
   }
 
   query(sql: string, parameters: readonly unknown[], exactIntegers = true): Promise<unknown[][]> {
-    const database = this.#database;
-    const waiting = database.ready(this);
+    const waiting = this.#database.ready(this);
     if (waiting !== undefined) return waiting.then(() => this.query(sql, parameters, exactIntegers));
     try {
-      const statement = database.statement(sql, exactIntegers);
-      return Promise.resolve((parameters.length === 1 ? statement.all(parameters[0]) : statement.all(...parameters)) as unknown[][]);
+      return Promise.resolve(this.#all(sql, parameters, exactIntegers));
     } catch (error) {
-      return Promise.reject(error instanceof DatabaseError ? error : new DatabaseError(`SQLite: ${(error as Error).message}`, { cause: error }));
+      return Promise.reject(error);
+    }
+  }
+
+  queryNow(sql: string, parameters: readonly unknown[], exactIntegers = true): unknown[][] | undefined {
+    return this.#database.free(this) ? this.#all(sql, parameters, exactIntegers) : undefined;
+  }
+
+  #all(sql: string, parameters: readonly unknown[], exactIntegers: boolean): unknown[][] {
+    try {
+      const statement = this.#database.statement(sql, exactIntegers);
+      return (parameters.length === 1 ? statement.all(parameters[0]) : statement.all(...parameters)) as unknown[][];
+    } catch (error) {
+      throw error instanceof DatabaseError ? error : new DatabaseError(`SQLite: ${(error as Error).message}`, { cause: error });
     }
   }
 

@@ -8,6 +8,11 @@ import { effectiveLimit, parseFilterBody } from "./http-filter-body.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import type { HttpContext } from "./http-context.js";
 import { Filter } from "../../filter/filter.js";
+import { JsonContext } from "../../json/json-context.js";
+import { Context } from "../../session/context.js";
+
+const ownTryGet = Context.prototype.tryGet;
+const ownToJson = JsonContext.prototype.toJson;
 
 /** What Select and SelectAll answer: every row the filter matches counted, one page of them as JSON. */
 export interface HttpEntityPage {
@@ -72,14 +77,32 @@ export class HttpEntityReader<T extends object> {
   }
 
   #one(id: number, config: JsonSerializerConfig): Promise<unknown> {
-    // Promise reactions rather than an async function: one reaction after the read, none more for an
-    // entity whose JSON needs no further read.
-    return this.context.tryGet(this.entityClass, id, { includeDeleted: this.filterParameters.includeDeleted }).then((entity) => {
-      if (entity === null) throw new HttpNotFoundError(id);
-      const hook = this.onBeforeSerializeEntity;
-      if (hook !== undefined) return Promise.resolve(hook.call(this, entity)).then(() => this.context.toJsonNow(entity, config));
-      return this.context.toJsonNow(entity, config);
-    });
+    // No async function: on the embedded engine an entity whose JSON needs no further read is read and
+    // written without a promise of its own, and the server's reaction to the one answered is the only one.
+    try {
+      const context = this.context;
+      const options = { includeDeleted: this.filterParameters.includeDeleted };
+      // A context class that overrides tryGet is read through its override.
+      const found = context.tryGet === ownTryGet ? context.tryGetNow(this.entityClass, id, options) : context.tryGet(this.entityClass, id, options);
+      if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config));
+      const json = this.#json(found, id, config);
+      return json instanceof Promise ? json : Promise.resolve(json);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #json(entity: T | null, id: number, config: JsonSerializerConfig): unknown {
+    if (entity === null) throw new HttpNotFoundError(id);
+    const hook = this.onBeforeSerializeEntity;
+    if (hook !== undefined) return Promise.resolve(hook.call(this, entity)).then(() => this.#toJson(entity, config));
+    return this.#toJson(entity, config);
+  }
+
+  /** The entity's JSON, through the context's own `toJson` when its class overrides it. */
+  #toJson(entity: T, config: JsonSerializerConfig): unknown {
+    const context = this.context;
+    return context.toJson === ownToJson ? context.toJsonNow(entity, config) : context.toJson(entity, config);
   }
 
   async #page(filter: Filter, config: JsonSerializerConfig): Promise<HttpEntityPage> {

@@ -2,6 +2,7 @@
 // metadata, paging ceilings, every rule of the filter body (API.md "Filter body of Select"), reader events.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { EntityClass, GetOptions, JsonSerializerConfig } from "tenon";
 import type { Answer } from "../http-test-client.js";
 import { hooks, seedWidgets, seededName, startCrudServer, type CrudServer } from "./crud-fixtures.js";
 
@@ -400,6 +401,30 @@ describe("reader events", () => {
       delete hooks.reader;
     }
     assert.equal(server.rows("SELECT Name FROM Widgets WHERE ID = 2")[0].Name, "acme rocket", "the database is not touched");
+  });
+
+  test("get reads and writes through a context that overrides tryGet and toJson", async () => {
+    const read: number[] = [];
+    hooks.reader = (_reader, context) => {
+      const tryGet = context.tryGet.bind(context);
+      const toJson = context.toJson.bind(context) as (entity: object, config?: JsonSerializerConfig) => Promise<Record<string, unknown>>;
+      Object.assign(context, {
+        tryGet: (entityClass: EntityClass<object>, id: number, options?: GetOptions) => {
+          read.push(id);
+          return tryGet(entityClass, id, options);
+        },
+        toJson: async (entity: object, config?: JsonSerializerConfig) => ({ ...(await toJson(entity, config)), decorated: true }),
+      });
+    };
+    try {
+      const answer = await server.call("GET", "/widgets/2");
+      assert.equal(answer.status, 200);
+      assert.deepEqual([(answer.json as { name: string }).name, (answer.json as { decorated: boolean }).decorated], ["acme rocket", true]);
+      assert.equal((await server.call("GET", "/widgets/999")).status, 404);
+      assert.deepEqual([read[0], read.at(-1)], [2, 999], "the widgets are read through the override (its category too)");
+    } finally {
+      delete hooks.reader;
+    }
   });
 
   test("an asynchronous onBeforeSerializeEntity is awaited before get serializes, and its failure answers 500", async () => {

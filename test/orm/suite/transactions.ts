@@ -89,6 +89,47 @@ export function transactionsSuite(harness: EngineHarness): void {
       assert.equal(await count("Isolated"), 1);
     });
 
+    it("several sessions held back by another session's transaction all run once it ends", async () => {
+      await using writer = new Context(db.database);
+      const readers = [new Context(db.database), new Context(db.database), new Context(db.database)];
+      let counting: Promise<number[]> | undefined;
+      await writer.transaction(async () => {
+        const company = await writer.createEntity(Company);
+        company.name = "Held Back";
+        await writer.insert(company);
+        counting = Promise.all(readers.map((reader) => reader.selectCount(Company, new Filter().addWhere("Name = :n", { n: "Held Back" }))));
+        await sleep(20);
+      });
+      const counts = await counting;
+      for (const reader of readers) await reader.dispose();
+      // The embedded engine runs them after the commit; a server engine answers before it: 1 or 0, never a hang.
+      assert.equal(counts?.length, 3);
+      for (const seen of counts ?? []) assert.ok(seen === 0 || seen === 1);
+      assert.equal(await count("Held Back"), 1);
+    });
+
+    it("a read by key during another session's transaction never sees its uncommitted change", async () => {
+      await using setup = new Context(db.database);
+      const company = await setup.createEntity(Company);
+      company.name = "Committed Name";
+      await setup.insert(company);
+      await using writer = new Context(db.database);
+      await using reader = new Context(db.database);
+      let reading: Promise<Company | null> | undefined;
+      await assert.rejects(
+        writer.transaction(async () => {
+          const mine = await writer.get(Company, company.id);
+          mine.name = "Uncommitted Name";
+          await writer.update(mine);
+          reading = reader.tryGet(Company, company.id);
+          await sleep(20);
+          throw new Error("roll it back");
+        }),
+        /roll it back/,
+      );
+      assert.equal((await reading)?.name, "Committed Name");
+    });
+
     it("a write with no events, sent without a transaction of its own, is not swept into another session's transaction", async () => {
       await using writer = new Context(db.database);
       await using other = new Context(db.database);
