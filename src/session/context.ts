@@ -86,8 +86,13 @@ export class Context implements AsyncDisposable {
     const statements = statementsOf(mapping, this.database.dialect);
     const statement = statements.selectById(id, includeDeleted);
     const rows = this.#connectNow()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
-    if (rows !== undefined) return rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]);
-    return this.#query(statement, statements.exactIntegers).then((read) => (read.length === 0 ? null : this.#entities.materialize(mapping, read[0])));
+    if (rows !== undefined) return this.#first(mapping, rows);
+    return this.#query(statement, statements.exactIntegers).then((read) => this.#first(mapping, read));
+  }
+
+  /** The entity of the first row, or null for no row. */
+  #first<T extends object>(mapping: EntityMapping<T>, rows: unknown[][]): T | null {
+    return rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]);
   }
 
   /** The entities a filter selects, in its order and page. */
