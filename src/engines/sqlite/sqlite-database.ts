@@ -121,7 +121,8 @@ export class SqliteDatabase implements Database {
     try {
       return action();
     } catch (error) {
-      throw new DatabaseError(`SQLite: ${(error as Error).message}`, { cause: error });
+      // A statement that failed to prepare inside `action` is already a DatabaseError: not wrapped twice.
+      throw error instanceof DatabaseError ? error : new DatabaseError(`SQLite: ${(error as Error).message}`, { cause: error });
     }
   }
 
