@@ -103,7 +103,7 @@ test("request and response lines are exactly the JSON of toJson(), tagged with t
   const requests = [
     fakeRequest(),
     fakeRequest({ sentMethod: "POST", body: '{"name":"Zoë \\"quoted\\" \\u2028 line"}', contentType: "application/json" }),
-    fakeRequest({ body: "not json", headers: [["Host", "h"], ["X-Odd", 'a"b\\c\n\u0001']], params: [["q", "ü é"], ["token", "secret"]] }),
+    fakeRequest({ body: "not json", headers: [["Host", "h"], ["X-Odd", 'a"b\\c\n\u0001'], ["X-Lone-Surrogate", "\ud800x\udfff"]], params: [["q", "ü é"], ["token", "secret"]] }),
     fakeRequest({ sentMethod: "POST", contentType: "application/x-www-form-urlencoded", body: "a=1&password=x" }),
     fakeRequest({ user: { username: "ann", areas: ["admin", "sales"], tenant: "t-1" } }),
     fakeRequest({ user: { username: "bob \u{1F600}", areas: [], tenant: undefined } }),
