@@ -43,11 +43,18 @@ const routerMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "DELET
  */
 export class HttpRouter<T> {
   readonly #exact = new Map<string, RouteSlot<T>>();
-  /** The parametrized routes by placeholder count (index 0 unused), each keyed by its fixed prefix. */
+  /**
+   * The parametrized routes by placeholder count (index 0 unused), each keyed by its fixed prefix; the list
+   * is as long as the most placeholders of any route need, so its length tells that number.
+   */
   readonly #parametrized: Map<string, RouteSlot<T>>[] = [];
   readonly #catchAll = new Map<string, RouteSlot<T>>();
-  #maxPlaceholders = 0;
   #size = 0;
+
+  /** The most placeholders of any parametrized route (0 without one). */
+  get #mostPlaceholders(): number {
+    return Math.max(0, this.#parametrized.length - 1);
+  }
 
   /** The number of registered (method, pattern) pairs. */
   get size(): number {
@@ -71,7 +78,6 @@ export class HttpRouter<T> {
       for (let count = this.#parametrized.length; count <= shape.placeholders; count++) this.#parametrized.push(new Map());
       map = this.#parametrized[shape.placeholders];
       key = prefix === "" ? "/" : prefix;
-      if (shape.placeholders > this.#maxPlaceholders) this.#maxPlaceholders = shape.placeholders;
     } else {
       map = this.#exact;
       key = prefix === "" ? "/" : prefix;
@@ -101,7 +107,7 @@ export class HttpRouter<T> {
     if (simple !== undefined) {
       const target = this.#exact.get(simple)?.[m];
       if (target !== undefined) return { target, args: noArgs };
-      if (this.#maxPlaceholders === 0 && this.#catchAll.size === 0) return undefined;
+      if (this.#mostPlaceholders === 0 && this.#catchAll.size === 0) return undefined;
       const match = this.#resolveSimple(m, path, simple);
       if (match !== undefined || this.#catchAll.size === 0) return match;
     }
@@ -114,7 +120,7 @@ export class HttpRouter<T> {
     }
     const count = values.length;
     if (simple === undefined) {
-      const most = Math.min(this.#maxPlaceholders, count);
+      const most = Math.min(this.#mostPlaceholders, count);
       for (let placeholders = 1; placeholders <= most; placeholders++) {
         const target = this.#parametrized[placeholders].get(keys[count - placeholders] || "/")?.[m];
         if (target !== undefined) return { target, args: values.slice(count - placeholders) };
@@ -138,7 +144,7 @@ export class HttpRouter<T> {
   #resolveSimple(m: HttpRouterMethod, path: string, simple: string): HttpRouteMatch<T> | undefined {
     if (simple.length <= 1) return undefined;
     const parametrized = this.#parametrized;
-    const most = this.#maxPlaceholders;
+    const most = this.#mostPlaceholders;
     const end = path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
     let keySlash = simple.length;
     let pathSlash = end;
@@ -166,7 +172,7 @@ export class HttpRouter<T> {
     };
     const count = values.length;
     collect(this.#exact.get(keys[count] || "/"));
-    for (let placeholders = 1; placeholders <= Math.min(this.#maxPlaceholders, count); placeholders++) {
+    for (let placeholders = 1; placeholders <= Math.min(this.#mostPlaceholders, count); placeholders++) {
       collect(this.#parametrized[placeholders].get(keys[count - placeholders] || "/"));
     }
     for (let length = count; length >= 0; length--) collect(this.#catchAll.get(keys[length]));
