@@ -1,5 +1,5 @@
 import {
-  Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, DetailColumn, Join, JoinKind, Lazy, LazyList, NotFilterable,
+  Column, type Context, CreatedAt, CreatedBy, DeletedAt, DeletedBy, DetailColumn, Join, JoinKind, Lazy, LazyList, NotFilterable,
   PrimaryKey, Relation, Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn, WhereClause, WhereClauseParameter,
 } from "tenon";
 
@@ -115,4 +115,12 @@ export class Gadget {
   @Column("Data", Type.blob.orNull) data: Uint8Array | null = null;
   @Column("Label", Type.string.orNull) label: string | null = null;
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
+}
+
+/** Inserts a company with this name through the context (key from the sequence) and answers it. */
+export async function insertCompany(context: Context, name: string): Promise<Company> {
+  const company = await context.createEntity(Company);
+  company.name = name;
+  await context.insert(company);
+  return company;
 }

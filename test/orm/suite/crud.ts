@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ConcurrentUpdateError, Context, EntityNotFoundError, Filter, MappingError } from "tenon";
-import { Company, Employee } from "../fixtures.js";
+import { Company, Employee, insertCompany } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
 
@@ -15,17 +15,10 @@ export function crudSuite(harness: EngineHarness): void {
     });
     after(async () => db.close());
 
-    async function newCompany(context: Context, name: string): Promise<Company> {
-      const company = await context.createEntity(Company);
-      company.name = name;
-      await context.insert(company);
-      return company;
-    }
-
     it("an inserted entity is in the table with version 0 and its creation pair", async () => {
       await using context = new Context(db.database);
       context.onGetCurrentUser = () => "alice";
-      const company = await newCompany(context, "Acme");
+      const company = await insertCompany(context, "Acme");
       const rows = await db.rows("SELECT * FROM Companies WHERE ID = " + company.id);
       assert.equal(rows.length, 1);
       const row = lower(rows[0]);
@@ -40,7 +33,7 @@ export function crudSuite(harness: EngineHarness): void {
 
     it("get answers the row and tryGet answers null for an absent id", async () => {
       await using writer = new Context(db.database);
-      const company = await newCompany(writer, "Read Me");
+      const company = await insertCompany(writer, "Read Me");
       await using reader = new Context(db.database);
       const read = await reader.get(Company, company.id);
       assert.equal(read.name, "Read Me");
@@ -55,7 +48,7 @@ export function crudSuite(harness: EngineHarness): void {
       const unmapped = context.tryGet(NotAnEntity, 1);
       assert.ok(unmapped instanceof Promise, "the mistake arrives as a rejection");
       await assert.rejects(unmapped, MappingError);
-      const company = await newCompany(context, "Before Dispose");
+      const company = await insertCompany(context, "Before Dispose");
       await context.dispose();
       await assert.rejects(context.tryGet(Company, company.id + 1), /disposed/);
       await assert.rejects(context.select(Company, new Filter()), /disposed/);
@@ -76,7 +69,7 @@ export function crudSuite(harness: EngineHarness): void {
     it("an update writes the new values, increments the version and writes only the updated pair", async () => {
       await using first = new Context(db.database);
       first.onGetCurrentUser = () => "creator";
-      const company = await newCompany(first, "Before");
+      const company = await insertCompany(first, "Before");
       const createdAt = company.createdAt;
       await using second = new Context(db.database);
       second.onGetCurrentUser = () => "updater";
@@ -99,7 +92,7 @@ export function crudSuite(harness: EngineHarness): void {
 
     it("an update with a stale version raises ConcurrentUpdateError and changes nothing", async () => {
       await using context = new Context(db.database);
-      const company = await newCompany(context, "Contested");
+      const company = await insertCompany(context, "Contested");
       await using a = new Context(db.database);
       await using b = new Context(db.database);
       const copyA = await a.get(Company, company.id);
@@ -142,7 +135,7 @@ export function crudSuite(harness: EngineHarness): void {
 
     it("selectCount counts the rows a filter matches and select pages them in order", async () => {
       await using context = new Context(db.database);
-      for (const name of ["Page C", "Page A", "Page B"]) await newCompany(context, name);
+      for (const name of ["Page C", "Page A", "Page B"]) await insertCompany(context, name);
       const filter = new Filter().addWhere("Name LIKE :prefix", { prefix: "Page %" });
       assert.equal(await context.selectCount(Company, filter), 3);
       filter.orderBy.push({ column: (await import("tenon")).EntityMapping.of(Company).column("name")!, direction: "ASC" });

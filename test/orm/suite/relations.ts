@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Context, RelationConstraintError, TenonError } from "tenon";
-import { Company, Employee, Order, OrderLine } from "../fixtures.js";
+import { Company, insertCompany, Employee, Order, OrderLine } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
 
@@ -41,9 +41,7 @@ export function relationsSuite(harness: EngineHarness): void {
 
     it("deleting a parent with a blocking relation and children raises TenonError and deletes nothing", async () => {
       await using context = new Context(db.database);
-      const company = await context.createEntity(Company);
-      company.name = "Employer";
-      await context.insert(company);
+      const company = await insertCompany(context, "Employer");
       const employee = await context.createEntity(Employee);
       employee.firstName = "E";
       employee.lastName = "Mployee";
@@ -62,18 +60,14 @@ export function relationsSuite(harness: EngineHarness): void {
 
     it("a blocking relation without children lets the delete through", async () => {
       await using context = new Context(db.database);
-      const company = await context.createEntity(Company);
-      company.name = "Lonely";
-      await context.insert(company);
+      const company = await insertCompany(context, "Lonely");
       await context.delete(company);
       assert.notEqual(Object.values((await db.rows(`SELECT DeletedAt FROM Companies WHERE ID = ${company.id}`))[0])[0], null);
     });
 
     it("a lazy reference loads the referenced entity on first access, once", async () => {
       await using writer = new Context(db.database);
-      const company = await writer.createEntity(Company);
-      company.name = "Referenced";
-      await writer.insert(company);
+      const company = await insertCompany(writer, "Referenced");
       const employee = await writer.createEntity(Employee);
       employee.firstName = "L";
       employee.lastName = "Azy";
@@ -114,9 +108,7 @@ export function relationsSuite(harness: EngineHarness): void {
 
     it("the same id gives the same object within one context and different objects across contexts", async () => {
       await using writer = new Context(db.database);
-      const company = await writer.createEntity(Company);
-      company.name = "Identity";
-      await writer.insert(company);
+      const company = await insertCompany(writer, "Identity");
       await using a = new Context(db.database);
       const first = await a.get(Company, company.id);
       const second = await a.get(Company, company.id);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import { Context, Filter } from "tenon";
-import { Company } from "../fixtures.js";
+import { Company, insertCompany } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
 
@@ -23,9 +23,7 @@ export function transactionsSuite(harness: EngineHarness): void {
       await assert.rejects(
         context.transaction(async () => {
           for (let i = 0; i < 3; i++) {
-            const company = await context.createEntity(Company);
-            company.name = "Rolled back";
-            await context.insert(company);
+            await insertCompany(context, "Rolled back");
           }
           throw new Error("changed my mind");
         }),
@@ -38,9 +36,7 @@ export function transactionsSuite(harness: EngineHarness): void {
       await using context = new Context(db.database);
       const result = await context.transaction(async () => {
         for (let i = 0; i < 2; i++) {
-          const company = await context.createEntity(Company);
-          company.name = "Committed";
-          await context.insert(company);
+          await insertCompany(context, "Committed");
         }
         return "done";
       });
@@ -52,13 +48,9 @@ export function transactionsSuite(harness: EngineHarness): void {
       const run = async (name: string, rollback: boolean): Promise<void> => {
         await using context = new Context(db.database);
         await context.transaction(async () => {
-          const company = await context.createEntity(Company);
-          company.name = name;
-          await context.insert(company);
+          await insertCompany(context, name);
           await sleep(30);
-          const again = await context.createEntity(Company);
-          again.name = name;
-          await context.insert(again);
+          await insertCompany(context, name);
           await sleep(10);
           if (rollback) throw new Error("roll back " + name);
         });
@@ -76,9 +68,7 @@ export function transactionsSuite(harness: EngineHarness): void {
       let seenInside = -1;
       let reading: Promise<number> | undefined;
       await writer.transaction(async () => {
-        const company = await writer.createEntity(Company);
-        company.name = "Isolated";
-        await writer.insert(company);
+        await insertCompany(writer, "Isolated");
         reading = reader.selectCount(Company, new Filter().addWhere("Name = :n", { n: "Isolated" }));
         // The embedded engine holds the reader until the commit; a server engine answers at once.
         const settled = await Promise.race([reading, sleep(50).then(() => "pending" as const)]);
@@ -94,9 +84,7 @@ export function transactionsSuite(harness: EngineHarness): void {
       const readers = [new Context(db.database), new Context(db.database), new Context(db.database)];
       let counting: Promise<number[]> | undefined;
       await writer.transaction(async () => {
-        const company = await writer.createEntity(Company);
-        company.name = "Held Back";
-        await writer.insert(company);
+        await insertCompany(writer, "Held Back");
         counting = Promise.all(readers.map((reader) => reader.selectCount(Company, new Filter().addWhere("Name = :n", { n: "Held Back" }))));
         await sleep(20);
       });
@@ -110,9 +98,7 @@ export function transactionsSuite(harness: EngineHarness): void {
 
     it("a read by key during another session's transaction never sees its uncommitted change", async () => {
       await using setup = new Context(db.database);
-      const company = await setup.createEntity(Company);
-      company.name = "Committed Name";
-      await setup.insert(company);
+      const company = await insertCompany(setup, "Committed Name");
       await using writer = new Context(db.database);
       await using reader = new Context(db.database);
       let reading: Promise<Company | null> | undefined;
@@ -136,9 +122,7 @@ export function transactionsSuite(harness: EngineHarness): void {
       let alone: Promise<void> | undefined;
       await assert.rejects(
         writer.transaction(async () => {
-          const company = await writer.createEntity(Company);
-          company.name = "Swept away";
-          await writer.insert(company);
+          await insertCompany(writer, "Swept away");
           const single = new Company();
           single.name = "Written alone";
           // Company has no events and no @Validator: its insert is one statement, sent outside any transaction.
@@ -155,9 +139,7 @@ export function transactionsSuite(harness: EngineHarness): void {
 
     it("a single-statement write the database refuses leaves no row, and the session goes on", async () => {
       await using context = new Context(db.database);
-      const first = await context.createEntity(Company);
-      first.name = "Refused twin";
-      await context.insert(first);
+      const first = await insertCompany(context, "Refused twin");
       const twin = new Company();
       twin.id = first.id;
       twin.name = "Refused twin";
