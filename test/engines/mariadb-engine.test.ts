@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Context, DatabaseError } from "tenon";
+import { Context } from "tenon";
 import { MariaDbDatabase } from "tenon/mariadb";
 import { Gadget } from "../orm/fixtures.js";
 import { reportUnreachable } from "../orm/engine-availability.js";
