@@ -1,4 +1,4 @@
-import { close, closeSync, open, openSync, write, writeSync } from "node:fs";
+import { close, closeSync, open, openSync, write, writevSync } from "node:fs";
 import { promisify } from "node:util";
 import type { HttpLogAction, HttpLogDiscarded, HttpLogError, HttpLogRequest, HttpLogResponse } from "./http-log-records.js";
 import { HttpLogWriter } from "./http-log-writer.js";
@@ -9,6 +9,9 @@ export type JsonLinesLogKind = "action" | "request" | "response" | "discarded" |
 
 /** Lines buffered before a write call waits for the file (the consumer then slows down instead of piling up memory). */
 const MAX_PENDING_LINES = 1000;
+
+/** The size of a batch buffer: a few hundred lines, so that one 5 ms batch of a busy server usually fits in one. */
+const CHUNK_BYTES = 64 * 1024;
 
 /** How long the first line of a batch waits for others, in ms: a busy server then makes a few hundred writes a second, not one per event-loop turn. */
 const BATCH_WINDOW_MS = 5;
@@ -25,7 +28,9 @@ const closeAsync = promisify(close);
  *
  * Lines are gathered for 5 ms and written in batches, one file write per batch rather than per entry, so a busy
  * server pays for a few hundred system calls a second whatever its request rate; a write call returns a
- * Promise only when the batch is full. `close()` (the server's `stop()`) writes what is pending.
+ * Promise only when the batch is full. `close()` (the server's `stop()`) writes what is pending. Each line is
+ * encoded into the batch's buffer as soon as it is written, so its string is garbage at once instead of
+ * surviving until the batch goes out (and the synchronous mode reuses one buffer from batch to batch).
  *
  * A batch goes to the file in one synchronous `write` call (`synchronous`, the default): on a local disk that
  * is a copy into the page cache, cheaper than a round trip through libuv's thread pool and its wake-ups. Set
@@ -42,7 +47,12 @@ export class JsonLinesLogWriter extends HttpLogWriter {
   static synchronous = true;
 
   #file: number | undefined;
-  #pending: string[] = [];
+  /** Filled buffers of the batch, before the one being filled. */
+  #full: Buffer[] = [];
+  /** The buffer being filled, and how many of its bytes hold lines. */
+  #chunk: Buffer | undefined;
+  #used = 0;
+  #pendingLines = 0;
   #flushing: Promise<void> | undefined;
 
   /** The destination of this instance: the static `path` of its class. */
@@ -99,20 +109,38 @@ export class JsonLinesLogWriter extends HttpLogWriter {
   }
 
   #append(line: string): Promise<void> | void {
-    this.#pending.push(line);
+    // a UTF-16 code unit takes at most 3 bytes in UTF-8
+    const room = line.length * 3;
+    let chunk = this.#chunk;
+    if (chunk === undefined || chunk.length - this.#used < room) {
+      if (chunk !== undefined && this.#used > 0) this.#full.push(chunk.subarray(0, this.#used));
+      chunk = this.#chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, room));
+      this.#used = 0;
+    }
+    this.#used += chunk.write(line, this.#used);
+    this.#pendingLines++;
     this.#flushing ??= this.#flushLoop();
-    if (this.#pending.length >= MAX_PENDING_LINES) return this.#flushing;
+    if (this.#pendingLines >= MAX_PENDING_LINES) return this.#flushing;
+  }
+
+  /** Takes the batch written so far; `reuse` keeps the current buffer for the next batch (its bytes must be written before anything else is appended). */
+  #takeBatch(reuse: boolean): Buffer[] {
+    const batch = this.#full;
+    if (this.#chunk !== undefined && this.#used > 0) batch.push(this.#chunk.subarray(0, this.#used));
+    this.#full = [];
+    this.#used = 0;
+    this.#pendingLines = 0;
+    if (!reuse) this.#chunk = undefined;
+    return batch;
   }
 
   async #flushLoop(): Promise<void> {
     try {
       // let the entries of the next few milliseconds join the batch
       await new Promise<void>((resolve) => setTimeout(resolve, BATCH_WINDOW_MS));
-      while (this.#pending.length > 0) {
-        const batch = this.#pending.join("");
-        this.#pending = [];
+      while (this.#pendingLines > 0) {
         try {
-          await this.#writeBatch(batch);
+          await this.#writeBatch();
         } catch {
           // The destination failed: this batch is lost; the next one opens the file again.
           await this.#closeFile().catch(() => undefined);
@@ -123,20 +151,23 @@ export class JsonLinesLogWriter extends HttpLogWriter {
     }
   }
 
-  async #writeBatch(batch: string): Promise<void> {
+  async #writeBatch(): Promise<void> {
     const path = this.path;
     if (path === undefined) {
+      const batch = Buffer.concat(this.#takeBatch(false));
       await new Promise<void>((resolve, reject) => process.stdout.write(batch, (error) => (error ? reject(error) : resolve())));
       return;
     }
-    const data = Buffer.from(batch, "utf8");
     if ((this.constructor as typeof JsonLinesLogWriter).synchronous) {
+      // written before this call returns, so the buffer can take the next batch
+      const batch = this.#takeBatch(true);
       const file = (this.#file ??= openSync(path, "a"));
-      for (let offset = 0; offset < data.length; ) offset += writeSync(file, data, offset);
+      writeAllSync(file, batch);
       return;
     }
+    const batch = Buffer.concat(this.#takeBatch(false));
     const file = (this.#file ??= await openAsync(path, "a"));
-    for (let offset = 0; offset < data.length; ) offset += (await writeAsync(file, data, offset, data.length - offset, null)).bytesWritten;
+    for (let offset = 0; offset < batch.length; ) offset += (await writeAsync(file, batch, offset, batch.length - offset, null)).bytesWritten;
   }
 
   async #closeFile(): Promise<void> {
@@ -145,5 +176,17 @@ export class JsonLinesLogWriter extends HttpLogWriter {
     if (file === undefined) return;
     if ((this.constructor as typeof JsonLinesLogWriter).synchronous) closeSync(file);
     else await closeAsync(file);
+  }
+}
+
+/** Writes every byte of `buffers` to `file`, in as few calls as the system allows. */
+function writeAllSync(file: number, buffers: Buffer[]): void {
+  let rest = buffers;
+  while (rest.length > 0) {
+    let written = writevSync(file, rest);
+    let i = 0;
+    while (i < rest.length && written >= rest[i].length) written -= rest[i++].length;
+    rest = rest.slice(i);
+    if (written > 0) rest[0] = rest[0].subarray(written);
   }
 }

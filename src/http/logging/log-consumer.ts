@@ -6,8 +6,15 @@ import type { HttpLogWriter, HttpLogWriterClass } from "./http-log-writer.js";
 /** An entry waiting on a consumer's queue. */
 export type LogEntry = HttpLogRequest | HttpLogResponse | HttpLogError;
 
-/** Entries written in one go before the consumer yields to the event loop, so a synchronous writer cannot starve requests. */
-const ENTRIES_PER_TURN = 64;
+/**
+ * Entries written in one go before the consumer yields to the event loop, so that a synchronous writer cannot
+ * starve requests: the entries queued when the turn began (what the requests of one loop iteration produced),
+ * at least 64 and at most 4096. A fixed quota smaller than what one iteration brings (two entries per request,
+ * some fifty requests per iteration under load) let the queue grow until it overflowed while the CPU could
+ * have kept up.
+ */
+const MIN_ENTRIES_PER_TURN = 64;
+const MAX_ENTRIES_PER_TURN = 4096;
 
 const ignore = (): void => {};
 
@@ -18,14 +25,34 @@ const ignore = (): void => {};
  */
 export function callWriter(call: () => void | Promise<void>): Promise<void> | undefined {
   try {
-    const result = call();
-    if (result !== undefined && result !== null && typeof (result as Promise<void>).then === "function") {
-      return Promise.resolve(result).then(ignore, ignore);
-    }
+    return settled(call());
   } catch {
     // A writer never breaks the request path nor its consumer.
+    return undefined;
+  }
+}
+
+/** A writer's answer as a Promise that never rejects, or undefined when it answered synchronously. */
+function settled(result: void | Promise<void>): Promise<void> | undefined {
+  if (result !== undefined && result !== null && typeof (result as Promise<void>).then === "function") {
+    return Promise.resolve(result).then(ignore, ignore);
   }
   return undefined;
+}
+
+/** `callWriter` for one queued entry, without a closure per entry. */
+function writeEntry(writer: HttpLogWriter, entry: LogEntry): Promise<void> | undefined {
+  try {
+    return settled(
+      entry instanceof HttpLogRequest
+        ? writer.writeRequest(entry)
+        : entry instanceof HttpLogError
+          ? writer.writeError(entry)
+          : writer.writeResponse(entry),
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 /** Waits for `promise` at most `ms` milliseconds; true when it settled in time. */
@@ -178,26 +205,25 @@ export class LogConsumer {
     }
   }
 
+  #turnQuota(): number {
+    return Math.min(MAX_ENTRIES_PER_TURN, Math.max(MIN_ENTRIES_PER_TURN, this.size));
+  }
+
   async #drain(): Promise<void> {
     try {
       let turn = 0;
+      let quota = this.#turnQuota();
       while (!this.#abandoned) {
         const writer = this.#writerOrRetry();
         if (writer === undefined) return;
         if (this.#reportDue || (this.size === 0 && !this.#discards.isEmpty)) await this.#report(writer);
         if (this.size === 0 || this.#abandoned) return;
-        const entry = this.#take();
-        const pending = callWriter(() =>
-          entry instanceof HttpLogRequest
-            ? writer.writeRequest(entry)
-            : entry instanceof HttpLogError
-              ? writer.writeError(entry)
-              : writer.writeResponse(entry),
-        );
+        const pending = writeEntry(writer, this.#take());
         if (pending !== undefined) await pending;
-        if (++turn >= ENTRIES_PER_TURN) {
+        if (++turn >= quota) {
           turn = 0;
           await new Promise<void>((resolve) => setImmediate(resolve));
+          quota = this.#turnQuota();
         }
       }
     } finally {

@@ -269,3 +269,27 @@ test("a writer whose promise never resolves blocks neither the caller nor close 
   assert.equal(written, 2, "after a restart a fresh consumer writes again");
   await logger.close();
 });
+
+test("a synchronous writer keeps up with a server's bursts: no entry is discarded while the CPU suffices", async () => {
+  let written = 0;
+  const discarded: number[] = [];
+  class CountingWriter extends HttpLogWriter {
+    override writeAction(): void {}
+    override writeRequest(): void {
+      written++;
+    }
+    override writeResponse(): void {}
+    override writeDiscarded(entry: { count: number }): void {
+      discarded.push(entry.count);
+    }
+  }
+  // each turn of the event loop brings 200 entries, as fifty concurrent requests a turn would with both entries
+  const logger = opened(new HttpLogger(CountingWriter, new HttpLogParameters({ queueCapacity: 300 })));
+  for (let turn = 0; turn < 20; turn++) {
+    for (let i = 0; i < 200; i++) logger.logRequest(fakeRequest({ uri: `/r/${turn}/${i}` }));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  await logger.close();
+  assert.deepEqual(discarded, []);
+  assert.equal(written, 4000);
+});

@@ -161,3 +161,34 @@ test("with synchronous off, batches go through the thread pool and every line st
   assert.equal(messages.length, 1500);
   assert.equal(messages[1499], `line 1499 ${"é".repeat(1499 % 7)}`);
 });
+
+test("lines of every size and script reach the file byte for byte, across batches and buffers, in both write modes", async (t) => {
+  for (const synchronous of [true, false]) {
+    const path = join(temporaryDirectory(t), "http.log");
+    class SizedLog extends JsonLinesLogWriter {
+      static override path = path;
+      static override synchronous = synchronous;
+    }
+    const writer = new SizedLog();
+    const messages: string[] = [];
+    const sizes = [0, 1, 100, 40_000, 70_000, 200_000, 5, 65_536];
+    for (let batch = 0; batch < 3; batch++) {
+      for (let i = 0; i < sizes.length; i++) {
+        // ASCII, two-byte, three-byte and four-byte (surrogate pair) characters, and characters JSON escapes
+        const message = `${batch}.${i} ` + "aé€\u{1F600}\"\\\n".repeat(sizes[i] / 8);
+        messages.push(message);
+        const pending = writer.writeAction(new HttpLogAction("h", message));
+        if (pending !== undefined) await pending;
+      }
+      await writer.flush();
+    }
+    await writer.close();
+    const expected = messages.map((message) => JSON.stringify({ log: "action", ...new HttpLogAction("h", message, "", 0).toJson() }));
+    const written = readFileSync(path, "utf8").split("\n");
+    assert.equal(written.pop(), "", "the file ends with a newline");
+    assert.equal(written.length, messages.length);
+    for (let i = 0; i < written.length; i++) {
+      assert.equal(written[i].replace(/"time":"[^"]*"/, '"time":"1970-01-01T00:00:00.000Z"'), expected[i], `line ${i}, synchronous ${synchronous}`);
+    }
+  }
+});
