@@ -9,6 +9,8 @@ export type HttpNameValue = readonly [name: string, value: string];
 
 const emptyBody = Buffer.alloc(0);
 const noParams: readonly HttpNameValue[] = Object.freeze([]);
+/** Up to this many headers, repeated names are found by a linear search, which beats a hash set at that size. */
+const FEW_HEADERS = 24;
 
 /**
  * One request as the application sees it (SPEC.md 2.4 TTHttpRequest). Everything that costs something
@@ -35,7 +37,6 @@ export class HttpRequest {
   #path: string | undefined;
   #clientIp: string | undefined;
   #headers: readonly HttpNameValue[] | undefined;
-  #headerMap: Map<string, string> | undefined;
   #params: readonly HttpNameValue[] | undefined;
   #json: unknown;
   #jsonRead = false;
@@ -125,7 +126,6 @@ export class HttpRequest {
   /** The value of the first header called `name` (compared without case), or undefined. */
   header(name: string): string | undefined {
     const lower = name.toLowerCase();
-    if (this.#headerMap !== undefined) return this.#headerMap.get(lower);
     const raw = this.#raw.rawHeaders;
     for (let i = 0; i < raw.length; i += 2) {
       const candidate = raw[i];
@@ -137,16 +137,21 @@ export class HttpRequest {
   /** Every header in the order sent, a repeated name kept only at its first occurrence. */
   get headers(): readonly HttpNameValue[] {
     if (this.#headers === undefined) {
-      const map = new Map<string, string>();
-      const list: HttpNameValue[] = [];
       const raw = this.#raw.rawHeaders;
+      const list: HttpNameValue[] = [];
+      // the names seen so far, lower-cased: a list searched in order for the usual dozen headers, a set beyond
+      const seen: string[] | Set<string> = raw.length > 2 * FEW_HEADERS ? new Set<string>() : [];
       for (let i = 0; i < raw.length; i += 2) {
         const lower = raw[i].toLowerCase();
-        if (map.has(lower)) continue;
-        map.set(lower, raw[i + 1]);
+        if (Array.isArray(seen)) {
+          if (seen.includes(lower)) continue;
+          seen.push(lower);
+        } else {
+          if (seen.has(lower)) continue;
+          seen.add(lower);
+        }
         list.push([raw[i], raw[i + 1]]);
       }
-      this.#headerMap = map;
       this.#headers = Object.freeze(list);
     }
     return this.#headers;

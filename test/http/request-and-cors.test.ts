@@ -78,6 +78,15 @@ describe("the request object", () => {
     assert.equal(body.host, "one.example");
   });
 
+  test("with many headers (past the linear search), repeats still keep their first occurrence", async () => {
+    const many = Array.from({ length: 40 }, (_, i) => `X-H${i}: v${i}`);
+    const outcome = await raw(server.port, (write) =>
+      write(rawGet("/inspect", ["Host: one.example", ...many, "x-h3: again", "X-Custom: first", "X-H39: again", "x-custom: second"])), 300);
+    const body = bodyOf(outcome.text) as { headers: [string, string][]; custom: string };
+    assert.deepEqual(body.headers, [...Array.from({ length: 40 }, (_, i) => [`X-H${i}`, `v${i}`]), ["X-Custom", "first"]]);
+    assert.equal(body.custom, "first");
+  });
+
   test("path, uri and params describe the request target", async () => {
     const answer = await ask(server.port, "/inspect/?q=a%20b&token=t&q=second&empty=");
     const body = answer.json as { path: string; uri: string; params: [string, string][] };

@@ -66,7 +66,10 @@ function isForm(contentType: string): boolean {
   return contentType.length >= FORM_TYPE.length && contentType.slice(0, FORM_TYPE.length).toLowerCase() === FORM_TYPE;
 }
 
+const nothing: HttpLogNameValues = Object.freeze([]);
+
 function redact(values: readonly (readonly [string, string])[]): HttpLogNameValues {
+  if (values.length === 0) return nothing;
   const copy = new Array<readonly [string, string]>(values.length);
   for (let i = 0; i < values.length; i++) {
     const [name, value] = values[i];
