@@ -6,7 +6,9 @@
 //   --scenario A,B        scenario ids, or prefixes (S7 = S7-*, PG = PG-*, S3 = S3 and its series)
 //   --contenders a,b      contender ids (raw tenon fastify nest express)
 //   --loader wrk|autocannon   --out NAME (results/NAME.json|svg)   --cpu-prof ID (profile that contender)
-//   --keep-data           leave the PostgreSQL schema tenon_bench in place
+//   --keep-data           leave the PostgreSQL schema tenon_bench in place       --help   this text
+// Scenarios whose id ends in -paired measure both sides of a ratio (S6 against S2, 10,000 routes against 10)
+// with each contender alternating between them in every round; they appear as derived figures.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -20,6 +22,14 @@ import { markdown, svgChart, textTable } from './lib/report.mjs';
 import { allScenarios, selectScenarios } from './lib/scenarios.mjs';
 import { peakRssMiB, startServer } from './lib/server-process.mjs';
 import { summarize } from './lib/stats.mjs';
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  // the option list is the header of this file
+  const text = fs.readFileSync(new URL(import.meta.url), 'utf8');
+  const header = text.split('\n');
+  console.log(header.slice(0, header.findIndex((line) => !line.startsWith('//'))).map((line) => line.slice(3)).join('\n'));
+  process.exit(0);
+}
 
 const { values: o } = parseArgs({
   options: {
@@ -97,29 +107,32 @@ try {
     if (db === 'postgres' && pg === null) pg = await pgDataset(opts.rows);
     const connections = s.connections ?? opts.connections;
     for (let round = 0; round < opts.rounds; round++) {
-      // Interleaved: every round runs each contender once, starting one further along each time.
-      const order = ids.map((_, i) => ids[(i + round) % ids.length]);
-      for (const id of order) {
+      // Interleaved: every round runs each contender once, starting one further along each time. A paired
+      // scenario runs each contender once per variant, back to back, in turn forward and backward.
+      const variants = s.variants === undefined ? [null] : round % 2 === 0 ? s.variants : [...s.variants].reverse();
+      const order = ids.map((_, i) => ids[(i + round) % ids.length]).flatMap((id) => variants.map((variant) => ({ id, variant })));
+      for (const { id, variant } of order) {
         const c = ready.get(id);
-        const tag = `${s.id} ${c.label} round ${round + 1}`;
+        const spec = variant?.spec ?? s.spec;
+        const tag = `${s.id} ${c.label}${variant ? ` ${variant.label}` : ''} round ${round + 1}`;
         let file = pristine;
         if (db === 'sqlite' && s.write) file = copySqlite(pristine, path.join(TMP, `write-${id}.sqlite`));
         if (db === 'postgres' && s.write) await pg.reset();
         const logFile = path.join(TMP, `http-${id}.log`);
         fs.rmSync(logFile, { force: true });
         const env = { BENCH_DB: db, BENCH_SQLITE_PATH: file ?? '', BENCH_PG_URL: pg?.url ?? '', BENCH_PG_SCHEMA: pg?.schema ?? 'tenon_bench',
-          BENCH_LOG: '', BENCH_LOG_FILE: logFile, BENCH_ROUTES: '0', ...s.env, ...s.envFor?.[id] };
-        const nodeArgs = o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}-r${round + 1}.cpuprofile`] : [];
+          BENCH_LOG: '', BENCH_LOG_FILE: logFile, BENCH_ROUTES: '0', ...s.env, ...s.envFor?.[id], ...variant?.env };
+        const nodeArgs = o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}${variant ? `-${variant.label}` : ''}-r${round + 1}.cpuprofile`] : [];
         let server = null;
         try {
           server = await startServer({ args: c.args, cwd: BENCH_DIR, env, nodeArgs });
           if (!s.write) {
-            const p = await probe(server.port, s.spec);
+            const p = await probe(server.port, spec);
             if (p.status !== 200) console.log(`  ! ${tag}: probe answered ${p.status} ${p.body}`);
           }
-          await runLoad({ loader, port: server.port, spec: s.warmSpec ?? s.spec, connections, seconds: opts.warmup, threads: opts.threads, scriptDir: TMP });
-          const r = await runLoad({ loader, port: server.port, spec: s.spec, connections, seconds: opts.duration, threads: opts.threads, scriptDir: TMP });
-          const run = { scenario: s.id, contender: id, round: round + 1, ...r, startupMs: server.startupMs, peakRssMiB: peakRssMiB(server.pid) };
+          await runLoad({ loader, port: server.port, spec: s.warmSpec ?? spec, connections, seconds: opts.warmup, threads: opts.threads, scriptDir: TMP });
+          const r = await runLoad({ loader, port: server.port, spec, connections, seconds: opts.duration, threads: opts.threads, scriptDir: TMP });
+          const run = { scenario: s.id, contender: id, ...(variant ? { variant: variant.label } : {}), round: round + 1, ...r, startupMs: server.startupMs, peakRssMiB: peakRssMiB(server.pid) };
           runs.push(run);
           console.log(`  ${tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ''}`);
         } catch (e) {

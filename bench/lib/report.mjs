@@ -12,6 +12,9 @@ export function presentContenders(summary) {
   return CONTENDERS.map((c) => c.id).filter((id) => summary.some((s) => s.contenders[id]));
 }
 
+/** The scenarios with a row of their own (a paired scenario shows as a derived figure instead). */
+const plain = (summary) => summary.filter((s) => !s.paired);
+
 /** Cells of one scenario row: the baseline as "58.7k req/s (1.00)", the others as ratios. */
 function cells(s, ids) {
   return ids.map((id) => {
@@ -43,6 +46,19 @@ export function derived(summary) {
   const a = get('S7-10');
   const b = get('S7-10000');
   if (a && b) rows.push({ name: 'S7: 10,000 routes / 10 routes', values: ids.map((id) => (a.contenders[id] && b.contenders[id] ? f2(b.contenders[id].rps / a.contenders[id].rps) : '')) });
+  for (const p of summary.filter((x) => x.paired)) {
+    for (const v of p.measured) {
+      rows.push({
+        name: `${v} / ${p.reference}, alternating in each round (median; lowest-highest)`,
+        values: ids.map((id) => {
+          const r = p.contenders[id]?.ratios[v];
+          if (!r || r.median == null) return '';
+          const xs = r.rounds.filter((x) => x != null);
+          return `${f2(r.median)} (${f2(Math.min(...xs))}-${f2(Math.max(...xs))})`;
+        }),
+      });
+    }
+  }
   return rows;
 }
 
@@ -53,10 +69,10 @@ export function markdown(summary, meta) {
   let md = `Measured ${meta.date} on ${meta.machine}; ${meta.loader}, ${meta.connections} connections, ${meta.duration} s runs after ${meta.warmup} s warm-up, ${meta.rounds} round(s) interleaved, medians. `;
   md += 'Baseline cells: requests per second (1.00); other cells: ratio to the baseline of the same round (requests per second). "!" marks more than 1% failed requests.\n\n';
   md += head('scenario');
-  for (const s of summary) md += `| ${s.id} ${s.title} | ${cells(s, ids).join(' | ')} |\n`;
+  for (const s of plain(summary)) md += `| ${s.id} ${s.title} | ${cells(s, ids).join(' | ')} |\n`;
   md += '\nLatency p50 / p99 in ms:\n\n';
   md += head('scenario');
-  for (const s of summary) md += `| ${s.id} | ${ids.map((id) => (s.contenders[id] ? `${ms(s.contenders[id].p50Ms)} / ${ms(s.contenders[id].p99Ms)}` : '')).join(' | ')} |\n`;
+  for (const s of plain(summary)) md += `| ${s.id} | ${ids.map((id) => (s.contenders[id] ? `${ms(s.contenders[id].p50Ms)} / ${ms(s.contenders[id].p99Ms)}` : '')).join(' | ')} |\n`;
   const d = derived(summary);
   if (d.length) {
     md += '\n';
@@ -70,10 +86,10 @@ export function markdown(summary, meta) {
 export function textTable(summary) {
   const ids = presentContenders(summary);
   const rows = [['scenario', ...ids.map(label)]];
-  for (const s of summary) rows.push([`${s.id} ${s.title}`.slice(0, 58), ...cells(s, ids)]);
+  for (const s of plain(summary)) rows.push([`${s.id} ${s.title}`.slice(0, 58), ...cells(s, ids)]);
   rows.push(['p50 / p99 ms', ...ids.map(() => '')]);
-  for (const s of summary) rows.push([`  ${s.id}`, ...ids.map((id) => (s.contenders[id] ? `${ms(s.contenders[id].p50Ms)} / ${ms(s.contenders[id].p99Ms)}` : ''))]);
-  for (const r of derived(summary)) rows.push([r.name.slice(0, 58), ...r.values]);
+  for (const s of plain(summary)) rows.push([`  ${s.id}`, ...ids.map((id) => (s.contenders[id] ? `${ms(s.contenders[id].p50Ms)} / ${ms(s.contenders[id].p99Ms)}` : ''))]);
+  for (const r of derived(summary)) rows.push([r.name.slice(0, 72), ...r.values]);
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   return rows.map((r, j) => r.map((c, i) => String(c).padEnd(w[i])).join('  ') + (j === 0 ? `\n${w.map((x) => '-'.repeat(x)).join('  ')}` : '')).join('\n');
 }
@@ -82,7 +98,8 @@ const COLORS = { raw: '#7f7f7f', tenon: '#d62728', fastify: '#1f77b4', nest: '#9
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A horizontal grouped bar chart of the ratios to the baseline, one group per scenario. */
-export function svgChart(summary, meta) {
+export function svgChart(all, meta) {
+  const summary = plain(all);
   const ids = presentContenders(summary);
   const bar = 11;
   const gap = 10;

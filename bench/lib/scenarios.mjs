@@ -30,6 +30,15 @@ export function allScenarios(rows) {
     { id: 'S6', title: 'S2 with request logging (JSON lines to a file)', contenders: MAIN, spec: byId, env: { BENCH_LOG: 'file' }, relatesTo: 'S2' },
     { id: 'S6-slow', title: 'S2 with a log writer taking 50 ms per entry', contenders: SERIES, spec: byId, env: { BENCH_LOG: 'slow' }, envFor: { raw: { BENCH_LOG: '' } }, relatesTo: 'S2' },
     ...[10, 1000, 10000].map((n) => ({ id: `S7-${n}`, title: `route resolution, ${n} extra routes`, contenders: ROUTING, spec: { kind: 'random-route', routes: n, lo: 1, hi: 1000 }, env: { BENCH_ROUTES: String(n) } })),
+    // The same comparisons as S6/S2 and S7 flatness, but with both sides measured in every round, the same
+    // contender alternating between them: on a shared machine whose speed drifts over minutes, a ratio of two
+    // runs a few seconds apart is steadier than one of two scenarios measured ten minutes apart.
+    { id: 'S6-paired', title: 'S6 / S2 (logging to a file), alternating in each round', contenders: SERIES, paired: true,
+      variants: [{ label: 'S2', spec: byId, env: {} }, { label: 'S6', spec: byId, env: { BENCH_LOG: 'file' } }] },
+    { id: 'S6-slow-paired', title: 'S6-slow / S2 (50 ms writer), alternating in each round', contenders: ['tenon'], paired: true,
+      variants: [{ label: 'S2', spec: byId, env: {} }, { label: 'S6-slow', spec: byId, env: { BENCH_LOG: 'slow' } }] },
+    { id: 'S7-paired', title: 'S7 10,000 / 10 routes, alternating in each round', contenders: ROUTING, paired: true,
+      variants: [10, 10000].map((n) => ({ label: `S7-${n}`, spec: { kind: 'random-route', routes: n, lo: 1, hi: 1000 }, env: { BENCH_ROUTES: String(n) } })) },
     { id: 'PG-S2', title: 'PostgreSQL: GET one company by id', contenders: MAIN, db: 'postgres', spec: byId },
     { id: 'PG-S4', title: 'PostgreSQL: PUT with version check', contenders: MAIN, db: 'postgres', write: true, ...update },
     // How S3's time grows: 8 connections, so that a 10^6-row count still answers within a run.

@@ -13,7 +13,41 @@ export function median(xs) {
  * baseline measured in the same round, of p50/p99, start-up and peak RSS; plus the rounds themselves.
  */
 export function summarize(scenarios, runs) {
-  return scenarios.map((s) => {
+  return scenarios.map((s) => (s.variants ? summarizePaired(s, runs) : summarizePlain(s, runs)));
+}
+
+/**
+ * A paired scenario: per contender, the median over rounds of the measured variant's requests per second
+ * divided by the reference variant's (the first) in the same round, and each variant's median.
+ */
+function summarizePaired(s, runs) {
+  const [reference, ...measured] = s.variants.map((v) => v.label);
+  const contenders = {};
+  for (const c of s.contenders) {
+    const mine = runs.filter((r) => r.scenario === s.id && r.contender === c);
+    if (mine.length === 0) continue;
+    const rounds = [...new Set(mine.map((r) => r.round))];
+    const variants = {};
+    for (const v of s.variants.map((x) => x.label)) {
+      const these = mine.filter((r) => r.variant === v);
+      variants[v] = { rps: median(these.map((r) => r.rps)), p50Ms: median(these.map((r) => r.p50Ms)), p99Ms: median(these.map((r) => r.p99Ms)) };
+    }
+    const ratios = {};
+    for (const v of measured) {
+      const perRound = rounds.map((round) => {
+        const a = mine.find((r) => r.round === round && r.variant === reference);
+        const b = mine.find((r) => r.round === round && r.variant === v);
+        return a && b && a.rps > 0 ? b.rps / a.rps : null;
+      });
+      ratios[v] = { median: median(perRound), rounds: perRound };
+    }
+    contenders[c] = { variants, ratios, errors: mine.reduce((a, r) => a + r.errors, 0), requests: mine.reduce((a, r) => a + r.requests, 0), rounds: rounds.length };
+  }
+  return { id: s.id, title: s.title, db: s.db ?? 'sqlite', paired: true, reference, measured, contenders };
+}
+
+function summarizePlain(s, runs) {
+  {
     const contenders = {};
     for (const c of s.contenders) {
       const mine = runs.filter((r) => r.scenario === s.id && r.contender === c);
@@ -30,5 +64,5 @@ export function summarize(scenarios, runs) {
       };
     }
     return { id: s.id, title: s.title, db: s.db ?? 'sqlite', connections: s.connections, rows: s.rows, relatesTo: s.relatesTo, contenders };
-  });
+  }
 }
