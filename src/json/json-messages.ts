@@ -12,6 +12,8 @@ export const JsonMessages = {
   invalidText: (detail: string) => `The body is not valid JSON: ${detail}`,
   nameClash: (entity: string, lazy: string, other: string) =>
     `${entity}: the Lazy field ${lazy} is written to JSON as "${other}", which another field already uses.`,
+  reservedName: (entity: string, member: string) =>
+    `${entity}: the field ${member} would be written to JSON as "__proto__", which JavaScript objects cannot hold as a plain key.`,
   notMapped: (entity: string, member: string) => `${entity}: ${member} carries a JSON decorator but is neither a column nor a detail collection.`,
 } as const;
 

@@ -3,6 +3,7 @@ import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping, registerMappingCheck, type ColumnMapping, type DetailMapping } from "../mapping/entity-mapping.js";
 import type { RawMember } from "../mapping/metadata-store.js";
 import { decoderFor, encoderFor, type ColumnDecoder, type ColumnEncoder } from "./column-json.js";
+import { flatWriterOf, type FlatWriter } from "./flat-writer.js";
 import { JsonKey } from "./json-decorators.js";
 import { JsonMessages } from "./json-messages.js";
 import { isDeserialized, isSerialized, jsonPropertyName } from "./json-visibility.js";
@@ -53,6 +54,8 @@ export class JsonPlan {
   readonly reads: readonly FieldRead[];
   /** Whether any member expands (a reference or a detail): without one, every level writes the same. */
   readonly hasExpansions: boolean;
+  /** Writes an entity without expanding anything: scalars and `<name>Id` (level 0 of every preset). */
+  readonly flat: FlatWriter;
 
   /** @internal use `jsonPlanOf`. */
   constructor(mapping: EntityMapping, members: ReadonlyMap<string, RawMember>) {
@@ -68,6 +71,7 @@ export class JsonPlan {
 
     const names = new Set<string>();
     const claim = (name: string, owner: string): void => {
+      if (name === "__proto__") throw new MappingError(JsonMessages.reservedName(mapping.name, owner));
       if (names.has(name)) throw new MappingError(JsonMessages.nameClash(mapping.name, owner, name));
       names.add(name);
     };
@@ -100,6 +104,7 @@ export class JsonPlan {
     this.writes = writes;
     this.reads = reads;
     this.hasExpansions = writes.some((write) => write.kind !== "scalar");
+    this.flat = flatWriterOf(writes);
   }
 }
 

@@ -35,7 +35,7 @@ export class JsonSerializer {
   /** Writes one entity, at once when nothing of it expands at level 0 (no promise), else as `one` does. */
   oneNow(entity: object): JsonObject | Promise<JsonObject> {
     const plan = jsonPlanOfEntity(entity);
-    return this.#config.expands(0) && plan.hasExpansions ? this.#write(entity, plan, 0) : flat(entity, plan);
+    return this.#config.expands(0) && plan.hasExpansions ? this.#write(entity, plan, 0) : plan.flat(entity);
   }
 
   /** Writes several entities (reading their references in bulk first). */
@@ -52,13 +52,13 @@ export class JsonSerializer {
     for (let i = 0; i < entities.length; i++) {
       const entity = entities[i];
       if (entity.constructor !== plan.mapping.entityClass) plan = jsonPlanOfEntity(entity);
-      out[i] = expand && plan.hasExpansions ? await this.#write(entity, plan, level) : flat(entity, plan);
+      out[i] = expand && plan.hasExpansions ? await this.#write(entity, plan, level) : plan.flat(entity);
     }
     return out;
   }
 
   async #write(entity: object, plan: JsonPlan, level: number): Promise<JsonObject> {
-    if (!this.#config.expands(level) || !plan.hasExpansions) return flat(entity, plan);
+    if (!this.#config.expands(level) || !plan.hasExpansions) return plan.flat(entity);
     const json: JsonObject = {};
     this.#path.add(entity);
     try {
@@ -126,17 +126,4 @@ export class JsonSerializer {
 
 function targetMapping(field: ReferenceWrite): EntityMapping {
   return EntityMapping.of(field.target() as EntityClass);
-}
-
-/** Writes an entity without expanding anything: scalars and `<name>Id` (level 0 of every preset). */
-export function flat(entity: object, plan: JsonPlan): JsonObject {
-  const json: JsonObject = {};
-  for (const field of plan.writes) {
-    if (field.kind === "scalar") json[field.name] = field.encode(field.get(entity));
-    else if (field.kind === "reference") {
-      const lazy = field.get(entity);
-      json[field.idName] = lazy instanceof Lazy ? lazy.id : null;
-    }
-  }
-  return json;
 }

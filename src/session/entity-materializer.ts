@@ -1,9 +1,10 @@
 import type { EntityClass } from "../mapping/column-type.js";
-import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
+import { EntityMapping } from "../mapping/entity-mapping.js";
 import { attachLazy, attachLazyList, Lazy, LazyList, resetLazyList } from "../mapping/lazy.js";
 import { Filter } from "../filter/filter.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { IdentityMap } from "./identity-map.js";
+import { rowFillerOf, type RowFiller } from "./row-filler.js";
 
 /** What the materializer asks of its session to load references and details lazily. */
 export interface MaterializerSession {
@@ -34,7 +35,7 @@ export class EntityMaterializer {
   materialize<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
     const dialect = this.#dialect;
     if (!mapping.isJoinEntity) {
-      const id = dialect.fromDatabase(row[mapping.columns.indexOf(mapping.primaryKey)], mapping.primaryKey.type) as number;
+      const id = dialect.fromDatabase(row[rowShapeOf(mapping).keyIndex], mapping.primaryKey.type) as number;
       const known = this.#identityMap.get(mapping.entityClass, id);
       if (known !== undefined) return known as T;
       const entity = mapping.create();
@@ -49,21 +50,9 @@ export class EntityMaterializer {
 
   /** Writes a row into an entity (column values converted from the driver) and rebinds its references; loaded details are forgotten. */
   fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
-    const dialect = this.#dialect;
-    const columns = mapping.columns;
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i];
-      const value = dialect.fromDatabase(row[i], column.type);
-      if (column.type.kind === "lazy") {
-        const current = column.get(entity);
-        const lazy = current instanceof Lazy ? current : new Lazy();
-        lazy.id = value as number | null;
-        if (lazy !== current) column.set(entity, lazy);
-      } else {
-        column.set(entity, value === null && !column.type.nullable ? emptyValue(column) : value);
-      }
-    }
-    this.attach(mapping, entity, true);
+    const shape = rowShapeOf(mapping);
+    shape.fill(entity, row, this.#dialect);
+    if (shape.binds) this.attach(mapping, entity, true);
   }
 
   /** Binds the entity's lazy references and detail lists to this session; `reload` forgets loaded details. */
@@ -97,25 +86,26 @@ export class EntityMaterializer {
   }
 }
 
-/**
- * What a field whose column type is not nullable gets when the row holds NULL (an `UpdatedBy` string before
- * the first update, say): the type's empty value, as the Delphi original's non-nullable types do.
- */
-function emptyValue(column: ColumnMapping): unknown {
-  switch (column.type.kind) {
-    case "string":
-      return "";
-    case "decimal":
-      return "0";
-    case "int64":
-      return 0n;
-    case "boolean":
-      return false;
-    case "blob":
-      return new Uint8Array(0);
-    case "date":
-      return null;
-    default:
-      return 0;
+/** What the materializer needs of a mapping on every row, worked out once. */
+interface RowShape {
+  readonly fill: RowFiller;
+  /** The index of the primary key in a row. */
+  readonly keyIndex: number;
+  /** Whether entities of the class have references or details to bind to the session. */
+  readonly binds: boolean;
+}
+
+const shapes = new WeakMap<EntityMapping, RowShape>();
+
+function rowShapeOf(mapping: EntityMapping): RowShape {
+  let shape = shapes.get(mapping);
+  if (shape === undefined) {
+    shape = {
+      fill: rowFillerOf(mapping),
+      keyIndex: mapping.columns.indexOf(mapping.primaryKey),
+      binds: mapping.details.length > 0 || mapping.columns.some((column) => column.type.kind === "lazy"),
+    };
+    shapes.set(mapping, shape);
   }
+  return shape;
 }
