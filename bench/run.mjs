@@ -6,6 +6,9 @@
 //   --scenario A,B        scenario ids, or prefixes (S7 = S7-*, PG = PG-*, S3 = S3 and its series)
 //   --contenders a,b      contender ids (raw tenon fastify nest express)
 //   --loader wrk|autocannon   --out NAME (results/NAME.json|svg)   --cpu-prof ID (profile that contender)
+//   --slices N            read-only scenarios: every server of a round is started and warmed, then each run
+//                         is measured as N slices of duration/N seconds, the servers taking turns (default 5;
+//                         1 runs each server alone, start to stop, as the scenarios that write always do)
 //   --keep-data           leave the PostgreSQL schema tenon_bench in place       --help   this text
 // Scenarios whose id ends in -paired measure both sides of a ratio (S6 against S2, 10,000 routes against 10)
 // with each contender alternating between them in every round; they appear as derived figures.
@@ -21,7 +24,7 @@ import { requestSource } from './lib/requests.mjs';
 import { markdown, svgChart, textTable } from './lib/report.mjs';
 import { allScenarios, selectScenarios } from './lib/scenarios.mjs';
 import { peakRssMiB, startServer } from './lib/server-process.mjs';
-import { summarize } from './lib/stats.mjs';
+import { combineSlices, summarize } from './lib/stats.mjs';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   // the option list is the header of this file
@@ -37,7 +40,7 @@ const { values: o } = parseArgs({
     warmup: { type: 'string' }, connections: { type: 'string', default: '50' }, rows: { type: 'string', default: '10000' },
     scenario: { type: 'string', multiple: true, default: [] }, contenders: { type: 'string', multiple: true, default: [] },
     loader: { type: 'string', default: 'auto' }, out: { type: 'string' }, 'cpu-prof': { type: 'string' },
-    'keep-data': { type: 'boolean', default: false }, threads: { type: 'string', default: '1' },
+    'keep-data': { type: 'boolean', default: false }, threads: { type: 'string', default: '1' }, slices: { type: 'string' },
   },
 });
 const list = (xs) => xs.flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
@@ -45,6 +48,7 @@ const opts = {
   rounds: Number(o.rounds ?? (o.quick ? 1 : 3)), duration: Number(o.duration ?? (o.quick ? 2 : 10)),
   warmup: Number(o.warmup ?? (o.quick ? 1 : 3)), connections: Number(o.connections), rows: Number(o.rows),
   threads: Number(o.threads), scenarios: list(o.scenario), contenders: list(o.contenders),
+  slices: Math.max(1, Math.trunc(Number(o.slices ?? (o.quick ? 1 : 5)))),
 };
 const outName = o.out ?? (o.quick ? 'quick' : 'latest');
 const RESULTS = path.join(BENCH_DIR, 'results');
@@ -73,11 +77,11 @@ const meta = {
   loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
   command: process.env.BENCH_COMMAND ?? `node ${path.relative(ROOT_DIR, process.argv[1])} ${process.argv.slice(2).join(' ')}`.trim(),
   loader: `${loader.version}${loader.name === 'wrk' ? `, ${opts.threads} thread` : ''}`,
-  connections: opts.connections, duration: opts.duration, warmup: opts.warmup, rounds: opts.rounds, rows: opts.rows,
+  connections: opts.connections, duration: opts.duration, warmup: opts.warmup, rounds: opts.rounds, rows: opts.rows, slices: opts.slices,
   versions: frameworkVersions(), contenders: [...ready.keys()],
 };
 console.log(`Tenon bench: ${meta.machine}, Node ${meta.node}, ${meta.loader}`);
-console.log(`${opts.rounds} round(s), ${opts.warmup} s warm-up + ${opts.duration} s, ${opts.connections} connections, ${opts.rows} rows; scenarios ${scenarios.map((s) => s.id).join(' ')}`);
+console.log(`${opts.rounds} round(s), ${opts.warmup} s warm-up + ${opts.duration} s${opts.slices > 1 ? ` in ${opts.slices} slices taken in turn (read-only scenarios)` : ''}, ${opts.connections} connections, ${opts.rows} rows; scenarios ${scenarios.map((s) => s.id).join(' ')}`);
 
 /** One request from the spec, to see that a server answers it before loading it. */
 function probe(port, spec) {
@@ -111,38 +115,80 @@ try {
       // scenario runs each contender once per variant, back to back, in turn forward and backward.
       const variants = s.variants === undefined ? [null] : round % 2 === 0 ? s.variants : [...s.variants].reverse();
       const order = ids.map((_, i) => ids[(i + round) % ids.length]).flatMap((id) => variants.map((variant) => ({ id, variant })));
-      for (const { id, variant } of order) {
+      const units = order.map(({ id, variant }) => {
         const c = ready.get(id);
-        const spec = variant?.spec ?? s.spec;
-        const tag = `${s.id} ${c.label}${variant ? ` ${variant.label}` : ''} round ${round + 1}`;
-        let file = pristine;
-        if (db === 'sqlite' && s.write) file = copySqlite(pristine, path.join(TMP, `write-${id}.sqlite`));
-        if (db === 'postgres' && s.write) await pg.reset();
-        const logFile = path.join(TMP, `http-${id}.log`);
-        fs.rmSync(logFile, { force: true });
-        const env = { BENCH_DB: db, BENCH_SQLITE_PATH: file ?? '', BENCH_PG_URL: pg?.url ?? '', BENCH_PG_SCHEMA: pg?.schema ?? 'tenon_bench',
-          BENCH_LOG: '', BENCH_LOG_FILE: logFile, BENCH_ROUTES: '0', ...s.env, ...s.envFor?.[id], ...variant?.env };
-        const nodeArgs = o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}${variant ? `-${variant.label}` : ''}-r${round + 1}.cpuprofile`] : [];
-        let server = null;
-        try {
-          server = await startServer({ args: c.args, cwd: BENCH_DIR, env, nodeArgs });
-          if (!s.write) {
-            const p = await probe(server.port, spec);
-            if (p.status !== 200) console.log(`  ! ${tag}: probe answered ${p.status} ${p.body}`);
-          }
-          await runLoad({ loader, port: server.port, spec: s.warmSpec ?? spec, connections, seconds: opts.warmup, threads: opts.threads, scriptDir: TMP });
-          const r = await runLoad({ loader, port: server.port, spec, connections, seconds: opts.duration, threads: opts.threads, scriptDir: TMP });
-          const run = { scenario: s.id, contender: id, ...(variant ? { variant: variant.label } : {}), round: round + 1, ...r, startupMs: server.startupMs, peakRssMiB: peakRssMiB(server.pid) };
-          runs.push(run);
-          console.log(`  ${tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ''}`);
-        } catch (e) {
-          failures.push({ scenario: s.id, contender: id, round: round + 1, error: String(e.message ?? e).slice(0, 2000) });
-          console.log(`  ! ${tag}: ${e.message}`);
-        } finally {
-          await server?.stop();
-          if (db === 'sqlite' && s.write) removeSqlite(file);
-          fs.rmSync(logFile, { force: true });
+        const logFile = path.join(TMP, `http-${id}${variant ? `-${variant.label}` : ''}.log`);
+        return {
+          id, variant, c, logFile, spec: variant?.spec ?? s.spec, tag: `${s.id} ${c.label}${variant ? ` ${variant.label}` : ''} round ${round + 1}`,
+          env: { BENCH_DB: db, BENCH_SQLITE_PATH: pristine ?? '', BENCH_PG_URL: pg?.url ?? '', BENCH_PG_SCHEMA: pg?.schema ?? 'tenon_bench',
+            BENCH_LOG: '', BENCH_LOG_FILE: logFile, BENCH_ROUTES: '0', ...s.env, ...s.envFor?.[id], ...variant?.env },
+          nodeArgs: o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}${variant ? `-${variant.label}` : ''}-r${round + 1}.cpuprofile`] : [],
+        };
+      });
+      const load = (u, seconds, spec = u.spec) => runLoad({ loader, port: u.server.port, spec, connections, seconds, threads: opts.threads, scriptDir: TMP });
+      const record = (u, r) => {
+        const run = { scenario: s.id, contender: u.id, ...(u.variant ? { variant: u.variant.label } : {}), round: round + 1, ...r, startupMs: u.server.startupMs, peakRssMiB: peakRssMiB(u.server.pid) };
+        runs.push(run);
+        console.log(`  ${u.tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ''}`);
+      };
+      const fail = (u, e) => {
+        failures.push({ scenario: s.id, contender: u.id, round: round + 1, error: String(e.message ?? e).slice(0, 2000) });
+        console.log(`  ! ${u.tag}: ${e.message}`);
+      };
+      const start = async (u, file) => {
+        fs.rmSync(u.logFile, { force: true });
+        u.server = await startServer({ args: u.c.args, cwd: BENCH_DIR, env: { ...u.env, BENCH_SQLITE_PATH: file ?? '' }, nodeArgs: u.nodeArgs });
+        if (!s.write) {
+          const p = await probe(u.server.port, u.spec);
+          if (p.status !== 200) console.log(`  ! ${u.tag}: probe answered ${p.status} ${p.body}`);
         }
+      };
+      const stop = async (u) => {
+        await u.server?.stop();
+        fs.rmSync(u.logFile, { force: true });
+      };
+      if (s.write || opts.slices === 1) {
+        // One server at a time, start to stop: a write scenario's load walks its rows once per server start.
+        for (const u of units) {
+          let file = pristine;
+          if (db === 'sqlite' && s.write) file = copySqlite(pristine, path.join(TMP, `write-${u.id}.sqlite`));
+          if (db === 'postgres' && s.write) await pg.reset();
+          try {
+            await start(u, file);
+            await load(u, opts.warmup, s.warmSpec ?? u.spec);
+            record(u, await load(u, opts.duration));
+          } catch (e) {
+            fail(u, e);
+          } finally {
+            await stop(u);
+            if (db === 'sqlite' && s.write) removeSqlite(file);
+          }
+        }
+        continue;
+      }
+      // Read-only: every server of the round up and warmed, then measured in slices taken in turn (forward,
+      // then backward), so that a shared machine's drift over seconds and minutes falls on all of them alike.
+      const live = [];
+      try {
+        for (const u of units) {
+          try {
+            await start(u, pristine);
+            live.push(u);
+          } catch (e) {
+            fail(u, e);
+            await stop(u);
+          }
+        }
+        for (const u of live) await load(u, opts.warmup);
+        const slices = new Map(live.map((u) => [u, []]));
+        for (let k = 0; k < opts.slices; k++) {
+          for (const u of k % 2 === 0 ? live : [...live].reverse()) slices.get(u).push(await load(u, opts.duration / opts.slices));
+        }
+        for (const u of live) record(u, combineSlices(slices.get(u)));
+      } catch (e) {
+        for (const u of live) fail(u, e);
+      } finally {
+        for (const u of units) await stop(u);
       }
     }
   }

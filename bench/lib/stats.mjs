@@ -9,6 +9,22 @@ export function median(xs) {
 }
 
 /**
+ * One run measured as several slices: requests per second over all of them; p50, p90 and p99 the medians of
+ * the slices' (wrk reports percentiles, not histograms, so they cannot be merged exactly); the slices kept.
+ */
+export function combineSlices(slices) {
+  const requests = slices.reduce((a, r) => a + r.requests, 0);
+  const seconds = slices.reduce((a, r) => a + (r.rps > 0 ? r.requests / r.rps : 0), 0);
+  const sum = (key) => slices.reduce((a, r) => a + (r[key] ?? 0), 0);
+  return {
+    rps: seconds > 0 ? requests / seconds : 0, requests, errors: sum('errors'), non2xx: sum('non2xx'),
+    p50Ms: median(slices.map((r) => r.p50Ms)), p90Ms: median(slices.map((r) => r.p90Ms)), p99Ms: median(slices.map((r) => r.p99Ms)),
+    meanMs: median(slices.map((r) => r.meanMs)), maxMs: Math.max(...slices.map((r) => r.maxMs)),
+    slices: slices.map((r) => Math.round(r.rps)),
+  };
+}
+
+/**
  * Per scenario and contender: the median over rounds of requests per second, of the ratio to the
  * baseline measured in the same round, of p50/p99, start-up and peak RSS; plus the rounds themselves.
  */
