@@ -33,24 +33,27 @@ export class EntityMaterializer {
 
   /** The entity of a row: the identity map's instance for its key, or a new one filled from the row (join entities: always new). */
   materialize<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
-    const dialect = this.#dialect;
+    const shape = rowShapeOf(mapping);
     if (!mapping.isJoinEntity) {
-      const id = dialect.fromDatabase(row[rowShapeOf(mapping).keyIndex], mapping.primaryKey.type) as number;
+      const id = this.#dialect.fromDatabase(row[shape.keyIndex], mapping.primaryKey.type) as number;
       const known = this.#identityMap.get(mapping.entityClass, id);
       if (known !== undefined) return known as T;
       const entity = mapping.create();
-      this.fill(mapping, entity, row);
+      this.#fill(shape, mapping, entity, row);
       this.#identityMap.set(mapping.entityClass, id, entity);
       return entity;
     }
     const entity = mapping.create();
-    this.fill(mapping, entity, row);
+    this.#fill(shape, mapping, entity, row);
     return entity;
   }
 
   /** Writes a row into an entity (column values converted from the driver) and rebinds its references; loaded details are forgotten. */
   fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
-    const shape = rowShapeOf(mapping);
+    this.#fill(rowShapeOf(mapping), mapping, entity, row);
+  }
+
+  #fill(shape: RowShape, mapping: EntityMapping, entity: object, row: unknown[]): void {
     shape.fill(entity, row, this.#dialect);
     if (shape.binds) this.attach(mapping, entity, true);
   }
@@ -101,7 +104,7 @@ function rowShapeOf(mapping: EntityMapping): RowShape {
   let shape = shapes.get(mapping);
   if (shape === undefined) {
     shape = {
-      fill: rowFillerOf(mapping),
+      fill: rowFillerOf(mapping.columns),
       keyIndex: mapping.columns.indexOf(mapping.primaryKey),
       binds: mapping.details.length > 0 || mapping.columns.some((column) => column.type.kind === "lazy"),
     };

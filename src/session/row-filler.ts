@@ -1,26 +1,18 @@
-import type { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
+import type { ColumnMapping } from "../mapping/entity-mapping.js";
 import { Lazy } from "../mapping/lazy.js";
 import type { Dialect } from "../sql/dialect.js";
 
 /** Writes the values of a row (in `mapping.columns` order) into an entity's fields, converted by the dialect. */
 export type RowFiller = (entity: object, row: readonly unknown[], dialect: Dialect) => void;
 
-const fillers = new WeakMap<EntityMapping, RowFiller>();
-
 /**
- * The row filler of an entity class, built once. Where the platform allows code generation it is a function
+ * The row filler of an entity class's columns. Where the platform allows code generation it is a function
  * built for the class (one statement per column), which V8 keeps monomorphic: the generic loop calls a
  * different setter at the same call site for every column, so none can be inlined. The effect on the entity
- * is the generic loop's (tested).
+ * is the generic loop's (tested). Build it once per class: each call compiles.
  */
-export function rowFillerOf(mapping: EntityMapping): RowFiller {
-  let filler = fillers.get(mapping);
-  if (filler === undefined) {
-    const columns = mapping.columns;
-    filler = compileRowFiller(columns) ?? ((entity, row, dialect) => fillRow(columns, entity, row, dialect));
-    fillers.set(mapping, filler);
-  }
-  return filler;
+export function rowFillerOf(columns: readonly ColumnMapping[]): RowFiller {
+  return compileRowFiller(columns) ?? ((entity, row, dialect) => fillRow(columns, entity, row, dialect));
 }
 
 /** The generic row filler: the definition the compiled one follows. @internal */

@@ -60,7 +60,7 @@ describe("row filler", () => {
       const { Employee } = await import(${url("../orm/fixtures.js")});
       const mapping = EntityMapping.of(Employee);
       const employee = new Employee();
-      rowFillerOf(mapping)(employee, [4, "Ann", null, 7, 1000, "note", null, null, null, null, 3], new SqliteDialect());
+      rowFillerOf(mapping.columns)(employee, [4, "Ann", null, 7, 1000, "note", null, null, null, null, 3], new SqliteDialect());
       console.log(JSON.stringify({ compiled: compileRowFiller(mapping.columns) === undefined ? "refused" : "built",
         fields: [employee.id, employee.firstName, employee.lastName, employee.company.id, employee.salary, employee.notes, employee.versionId] }));`;
     const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], { encoding: "utf8" });
