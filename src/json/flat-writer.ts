@@ -1,3 +1,4 @@
+import { generateFunction } from "../generated-code.js";
 import { Lazy } from "../mapping/lazy.js";
 import type { FieldWrite } from "./json-plan.js";
 import type { JsonObject } from "./json-value.js";
@@ -55,11 +56,5 @@ export function compileFlatWriter(writes: readonly FieldWrite[]): FlatWriter | u
       properties.push(`${JSON.stringify(key)}: referenceId(get${i}(entity))`);
     }
   }
-  const body = `"use strict";\nreturn function writeFlat(entity) {\n  return {\n    ${properties.join(",\n    ")}\n  };\n};`;
-  try {
-    const factory = new Function(...parameters, body) as (...args: unknown[]) => FlatWriter;
-    return factory(...values);
-  } catch {
-    return undefined;
-  }
+  return generateFunction<FlatWriter>(parameters, values, `return function writeFlat(entity) {\n  return {\n    ${properties.join(",\n    ")}\n  };\n};`);
 }

@@ -1,3 +1,4 @@
+import { generateFunction } from "../generated-code.js";
 import type { ColumnMapping } from "../mapping/entity-mapping.js";
 import { Lazy } from "../mapping/lazy.js";
 import type { Dialect } from "../sql/dialect.js";
@@ -43,13 +44,7 @@ export function compileRowFiller(columns: readonly ColumnMapping[]): RowFiller |
     else if (column.type.nullable) statements.push(`set${i}(entity, ${value});`);
     else statements.push(`value = ${value};\n    set${i}(entity, value === null ? emptyValue(column${i}) : value);`);
   });
-  const body = `"use strict";\nreturn function fillRow(entity, row, dialect) {\n    let value;\n    ${statements.join("\n    ")}\n};`;
-  try {
-    const factory = new Function(...parameters, body) as (...args: unknown[]) => RowFiller;
-    return factory(...values);
-  } catch {
-    return undefined;
-  }
+  return generateFunction<RowFiller>(parameters, values, `return function fillRow(entity, row, dialect) {\n    let value;\n    ${statements.join("\n    ")}\n};`);
 }
 
 /** A reference column keeps its `Lazy` (a new one when the field holds none) and takes the key read. */
