@@ -11,7 +11,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_DIR, CONTENDERS } from './lib/contenders.mjs';
 import { sqliteDataset } from './lib/dataset.mjs';
-import { luaScript } from './lib/requests.mjs';
+import { pickLoader, runLoad } from './lib/load.mjs';
+import { allScenarios } from './lib/scenarios.mjs';
 
 const { values: o } = parseArgs({
   options: {
@@ -20,35 +21,16 @@ const { values: o } = parseArgs({
   },
 });
 const rows = 10000;
-const byId = { kind: 'random-id', prefix: '/api/companies/', lo: 1, hi: rows };
-const route = (n) => ({ spec: { kind: 'random-route', routes: n, lo: 1, hi: 1000 }, env: { BENCH_ROUTES: String(n) } });
-const SCENARIOS = {
-  S1: { spec: { kind: 'static', method: 'GET', path: '/api/health' } },
-  S2: { spec: byId },
-  S6: { spec: byId, env: { BENCH_LOG: 'file' } },
-  'S7-10': route(10),
-  'S7-10000': route(10000),
-};
-const scenario = SCENARIOS[o.scenario];
-if (scenario === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${Object.keys(SCENARIOS).join(' ')}`);
+const COUNTED = ['S1', 'S2', 'S6', 'S7-10', 'S7-10000'];
+const scenario = allScenarios(rows).find((s) => s.id === o.scenario && COUNTED.includes(s.id));
+if (scenario === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${COUNTED.join(' ')}`);
 
 const TMP = path.join(BENCH_DIR, 'results', 'tmp');
 fs.mkdirSync(TMP, { recursive: true });
 const data = sqliteDataset(TMP, rows);
-const script = path.join(TMP, `instructions-${process.pid}.lua`);
-fs.writeFileSync(script, luaScript(scenario.spec));
-
-const run = (cmd, args) => new Promise((resolve, reject) => {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.on('error', reject);
-  child.on('exit', () => resolve(out));
-});
-const wrk = async (port, seconds) => {
-  const out = await run('wrk', ['-t', '1', '-c', o.connections, '-d', `${seconds}s`, '--timeout', '10s', '-s', script, `http://127.0.0.1:${port}`]);
-  return JSON.parse(/BENCH_JSON (\{.*\})/.exec(out)[1]).requests;
-};
+const loader = pickLoader('wrk');
+const wrk = async (port, seconds) =>
+  (await runLoad({ loader, port, spec: scenario.spec, connections: Number(o.connections), seconds, scriptDir: TMP })).requests;
 
 for (const id of o.contenders.split(',')) {
   const contender = CONTENDERS.find((c) => c.id === id);
@@ -78,4 +60,3 @@ for (const id of o.contenders.split(',')) {
   const instructions = totals.reduce((a, b) => a + b, 0);
   console.log(`${o.scenario} ${contender.label}: ${Math.round(instructions / requests).toLocaleString('en')} instructions per request (${requests} requests counted after ${warmed} of warm-up)`);
 }
-fs.rmSync(script, { force: true });

@@ -120,7 +120,7 @@ try {
         const logFile = path.join(TMP, `http-${id}${variant ? `-${variant.label}` : ''}.log`);
         return {
           id, variant, c, logFile, spec: variant?.spec ?? s.spec, tag: `${s.id} ${c.label}${variant ? ` ${variant.label}` : ''} round ${round + 1}`,
-          env: { BENCH_DB: db, BENCH_SQLITE_PATH: pristine ?? '', BENCH_PG_URL: pg?.url ?? '', BENCH_PG_SCHEMA: pg?.schema ?? 'tenon_bench',
+          env: { BENCH_DB: db, BENCH_PG_URL: pg?.url ?? '', BENCH_PG_SCHEMA: pg?.schema ?? 'tenon_bench',
             BENCH_LOG: '', BENCH_LOG_FILE: logFile, BENCH_ROUTES: '0', ...s.env, ...s.envFor?.[id], ...variant?.env },
           nodeArgs: o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}${variant ? `-${variant.label}` : ''}-r${round + 1}.cpuprofile`] : [],
         };
@@ -176,7 +176,6 @@ try {
             live.push(u);
           } catch (e) {
             fail(u, e);
-            await stop(u);
           }
         }
         for (const u of live) await load(u, opts.warmup);
