@@ -19,7 +19,8 @@ const prefetchChunk = 500;
 export class JsonSerializer {
   readonly #context: Context;
   readonly #config: JsonSerializerConfig;
-  readonly #path = new Set<object>();
+  /** The entities being written on the current path (made on the first expansion). */
+  #path: Set<object> | undefined;
 
   /** @param context the session that loads references and details. @param config the levels to write. */
   constructor(context: Context, config: JsonSerializerConfig) {
@@ -60,7 +61,8 @@ export class JsonSerializer {
   async #write(entity: object, plan: JsonPlan, level: number): Promise<JsonObject> {
     if (!this.#config.expands(level) || !plan.hasExpansions) return plan.flat(entity);
     const json: JsonObject = {};
-    this.#path.add(entity);
+    const path = (this.#path ??= new Set());
+    path.add(entity);
     try {
       for (const field of plan.writes) {
         switch (field.kind) {
@@ -78,7 +80,7 @@ export class JsonSerializer {
             const loaded = (lazy as Lazy<object>).value;
             const target = loaded !== undefined ? loaded : await (lazy as Lazy<object>).get();
             if (target === null) json[field.name] = null;
-            else if (!this.#path.has(target)) json[field.name] = await this.#write(target, jsonPlanOfEntity(target), level + 1);
+            else if (!path.has(target)) json[field.name] = await this.#write(target, jsonPlanOfEntity(target), level + 1);
             break;
           }
           case "detail": {
@@ -91,7 +93,7 @@ export class JsonSerializer {
         }
       }
     } finally {
-      this.#path.delete(entity);
+      path.delete(entity);
     }
     return json;
   }
