@@ -23,7 +23,7 @@ import { pickLoader, runLoad } from './lib/load.mjs';
 import { requestSource } from './lib/requests.mjs';
 import { markdown, svgChart, textTable } from './lib/report.mjs';
 import { allScenarios, selectScenarios } from './lib/scenarios.mjs';
-import { peakRssMiB, startServer } from './lib/server-process.mjs';
+import { cpuNs, peakRssMiB, startServer } from './lib/server-process.mjs';
 import { combineSlices, summarize } from './lib/stats.mjs';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -125,11 +125,18 @@ try {
           nodeArgs: o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}${variant ? `-${variant.label}` : ''}-r${round + 1}.cpuprofile`] : [],
         };
       });
-      const load = (u, seconds, spec = u.spec) => runLoad({ loader, port: u.server.port, spec, connections, seconds, threads: opts.threads, scriptDir: TMP });
+      // Each load also reads the server's CPU time before and after (cpuNs: null where /proc cannot tell).
+      const load = async (u, seconds, spec = u.spec) => {
+        const before = cpuNs(u.server.pid);
+        const r = await runLoad({ loader, port: u.server.port, spec, connections, seconds, threads: opts.threads, scriptDir: TMP });
+        const after = cpuNs(u.server.pid);
+        return { ...r, cpuNs: before === null || after === null ? null : after - before };
+      };
       const record = (u, r) => {
-        const run = { scenario: s.id, contender: u.id, ...(u.variant ? { variant: u.variant.label } : {}), round: round + 1, ...r, startupMs: u.server.startupMs, peakRssMiB: peakRssMiB(u.server.pid) };
+        const cpuUs = r.cpuNs != null && r.requests > 0 ? r.cpuNs / r.requests / 1000 : null;
+        const run = { scenario: s.id, contender: u.id, ...(u.variant ? { variant: u.variant.label } : {}), round: round + 1, ...r, cpuUs, startupMs: u.server.startupMs, peakRssMiB: peakRssMiB(u.server.pid) };
         runs.push(run);
-        console.log(`  ${u.tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ''}`);
+        console.log(`  ${u.tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  cpu ${cpuUs?.toFixed(1) ?? '-'} us/req  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ''}`);
       };
       const fail = (u, e) => {
         failures.push({ scenario: s.id, contender: u.id, round: round + 1, error: String(e.message ?? e).slice(0, 2000) });

@@ -1,5 +1,5 @@
-// The outputs of a run: the printed table, the Markdown table of docs/benchmarks.md and an SVG bar
-// chart of the ratios to the baseline.
+// The outputs of a run: the printed table, the Markdown tables of docs/benchmarks.md (throughput, latency,
+// server CPU per request, derived figures) and an SVG bar chart of the throughput ratios to the baseline.
 import { CONTENDERS } from './contenders.mjs';
 
 const label = (id) => CONTENDERS.find((c) => c.id === id)?.label ?? id;
@@ -24,6 +24,20 @@ function cells(s, ids) {
     return id === 'raw' ? `${k(c.rps)} (1.00)${warn}` : `${f2(c.ratio)} (${k(c.rps)})${warn}`;
   });
 }
+
+const us = (x) => (x == null ? '-' : `${x < 100 ? x.toFixed(1) : x.toFixed(0)} us`);
+
+/** CPU cells of one scenario row: the baseline as "38.2 us (1.00)", the others as the baseline's CPU over theirs. */
+function cpuCells(s, ids) {
+  return ids.map((id) => {
+    const c = s.contenders[id];
+    if (!c || c.cpuUs == null) return '';
+    return id === 'raw' ? `${us(c.cpuUs)} (1.00)` : `${f2(c.cpuRatio)} (${us(c.cpuUs)})`;
+  });
+}
+
+/** Whether any run of the summary carries the server's CPU time (older results do not). */
+const hasCpu = (summary) => plain(summary).some((s) => Object.values(s.contenders).some((c) => c.cpuUs != null));
 
 /** Rows of derived figures: start-up, peak RSS, S6/S2, S7 flatness. */
 export function derived(summary) {
@@ -57,12 +71,22 @@ export function derived(summary) {
           return `${f2(r.median)} (${f2(Math.min(...xs))}-${f2(Math.max(...xs))})`;
         }),
       });
+      if (!ids.some((id) => p.contenders[id]?.ratios[v]?.cpu != null)) continue;
+      rows.push({
+        name: `  the same in server CPU per request (${p.reference}'s over ${v}'s)`,
+        values: ids.map((id) => {
+          const r = p.contenders[id]?.ratios[v];
+          if (!r || r.cpu == null) return '';
+          const xs = r.cpuRounds.filter((x) => x != null);
+          return `${f2(r.cpu)} (${f2(Math.min(...xs))}-${f2(Math.max(...xs))})`;
+        }),
+      });
     }
   }
   return rows;
 }
 
-/** The Markdown tables: throughput with ratios, latency, and the derived figures. */
+/** The Markdown tables: throughput with ratios, latency, server CPU per request, and the derived figures. */
 export function markdown(summary, meta) {
   const ids = presentContenders(summary);
   const head = (first) => `| ${first} | ${ids.map(label).join(' | ')} |\n|---|${ids.map(() => '---|').join('')}\n`;
@@ -73,6 +97,12 @@ export function markdown(summary, meta) {
   md += '\nLatency p50 / p99 in ms:\n\n';
   md += head('scenario');
   for (const s of plain(summary)) md += `| ${s.id} | ${ids.map((id) => (s.contenders[id] ? `${ms(s.contenders[id].p50Ms)} / ${ms(s.contenders[id].p99Ms)}` : '')).join(' | ')} |\n`;
+  if (hasCpu(summary)) {
+    md += '\nServer CPU per request (user and kernel time of the server process over the measured requests; for PostgreSQL the database server is not counted). ';
+    md += 'Baseline cells: microseconds (1.00); other cells: the baseline\'s CPU per request over the contender\'s in the same round, so that it reads like the throughput ratio (1.00 costs what the baseline costs; lower costs more):\n\n';
+    md += head('scenario');
+    for (const s of plain(summary)) md += `| ${s.id} | ${cpuCells(s, ids).join(' | ')} |\n`;
+  }
   const d = derived(summary);
   if (d.length) {
     md += '\n';
@@ -89,6 +119,10 @@ export function textTable(summary) {
   for (const s of plain(summary)) rows.push([`${s.id} ${s.title}`.slice(0, 58), ...cells(s, ids)]);
   rows.push(['p50 / p99 ms', ...ids.map(() => '')]);
   for (const s of plain(summary)) rows.push([`  ${s.id}`, ...ids.map((id) => (s.contenders[id] ? `${ms(s.contenders[id].p50Ms)} / ${ms(s.contenders[id].p99Ms)}` : ''))]);
+  if (hasCpu(summary)) {
+    rows.push(['server CPU per request (ratio: baseline over contender)', ...ids.map(() => '')]);
+    for (const s of plain(summary)) rows.push([`  ${s.id}`, ...cpuCells(s, ids)]);
+  }
   for (const r of derived(summary)) rows.push([r.name.slice(0, 72), ...r.values]);
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   return rows.map((r, j) => r.map((c, i) => String(c).padEnd(w[i])).join('  ') + (j === 0 ? `\n${w.map((x) => '-'.repeat(x)).join('  ')}` : '')).join('\n');

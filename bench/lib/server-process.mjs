@@ -26,6 +26,23 @@ export function peakRssMiB(pid) {
 }
 
 /**
+ * CPU time a process has used so far, in nanoseconds: the run time of each of its threads (user and kernel,
+ * from /proc/<pid>/task/<tid>/schedstat), or null where /proc has none. Read before and after a load, it
+ * gives the server's CPU per request, which does not count the time the server waits for the load generator.
+ */
+export function cpuNs(pid) {
+  try {
+    let total = 0;
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch { /* the thread ended between the listing and the read */ }
+    }
+    return total;
+  } catch { return null; }
+}
+
+/**
  * Starts `node <args>` in `cwd` with `env`, waits for its `LISTENING <port>` line and then for the
  * first 200 on `readyPath`. Resolves `{port, pid, startupMs, stop()}`.
  */
