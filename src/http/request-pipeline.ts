@@ -10,6 +10,7 @@ import { HttpDefaults, HttpStatus, HttpTexts } from "./http-texts.js";
 import type { HttpLogger } from "./logging/http-logger.js";
 import { BodyReader } from "./body-reader.js";
 import { writePreflight, writeResponse } from "./response-writer.js";
+import { isSettledDisposal } from "../session/context.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 
 /** What the router holds for one route. @internal */
@@ -41,7 +42,8 @@ export interface PipelineSettings<C> {
 /** The optional hooks a context class may have. */
 interface ContextHooks {
   attachRequest?(request: HttpRequest, response: HttpResponse): void;
-  [Symbol.asyncDispose]?(): PromiseLike<void>;
+  /** May answer undefined when nothing is left to wait for (no session was opened). */
+  [Symbol.asyncDispose]?(): PromiseLike<void> | void;
   [Symbol.dispose]?(): void;
 }
 
@@ -334,12 +336,17 @@ function serializeResult(response: HttpResponse, result: unknown): void {
   }
 }
 
-/** Disposes a context; returns a promise only when the disposal is asynchronous (its failure is the caller's to report). */
+/**
+ * Disposes a context; returns a promise only when there is something to wait for (its failure is the caller's
+ * to report). An `[Symbol.asyncDispose]()` that answers undefined, or what a session's `dispose()` answers when
+ * it gave its connection back at once, is finished: the request is counted down without a promise reaction.
+ */
 function disposeContext(context: ContextHooks): PromiseLike<void> | undefined {
   try {
     const asyncDispose = context[Symbol.asyncDispose];
     if (typeof asyncDispose === "function") {
       const disposal = asyncDispose.call(context);
+      if (disposal === undefined || isSettledDisposal(disposal)) return undefined;
       return disposal instanceof Promise ? disposal : Promise.resolve(disposal);
     }
     const dispose = context[Symbol.dispose];

@@ -14,6 +14,15 @@ import { IdentityMap } from "./identity-map.js";
 /** The promise of a disposal with nothing left to wait for. */
 const settled: Promise<void> = Promise.resolve();
 
+/**
+ * True when `disposal` is what `dispose()` answers once nothing is left to wait for (the connection was given
+ * back at once, or none was taken): the request pipeline then finishes the request without a promise reaction.
+ * @internal
+ */
+export function isSettledDisposal(disposal: unknown): boolean {
+  return disposal === settled;
+}
+
 /** Options of a read by primary key. */
 export interface GetOptions {
   /** Read a soft-deleted row too (needed to undelete it). */

@@ -344,3 +344,63 @@ describe("a context whose disposal fails", () => {
     }
   });
 });
+
+describe("a context's asynchronous disposal", () => {
+  let disposals = 0;
+  let release: (() => void) | undefined;
+
+  /** Answers undefined (no session was opened) or, when asked to, a promise the test settles. */
+  class LazyContext {
+    [Symbol.asyncDispose](): Promise<void> | undefined {
+      disposals++;
+      if (!holdNext) return undefined;
+      holdNext = false;
+      return new Promise<void>((resolve) => (release = resolve));
+    }
+  }
+  let holdNext = false;
+
+  @Uri("/lazy")
+  class LazyController extends HttpController<LazyContext> {
+    @Get()
+    read(): unknown {
+      return { ok: true };
+    }
+  }
+
+  test("undefined is a finished disposal: the request is out of flight once answered, disposed once", async () => {
+    const server = await started(LazyContext, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(LazyController);
+    });
+    try {
+      const before = disposals;
+      for (let i = 0; i < 3; i++) {
+        const answer = await ask(server.port, "/lazy");
+        assert.equal(answer.status, 200);
+        assert.equal(server.requestsInFlight, 0);
+      }
+      assert.equal(disposals - before, 3);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a pending promise is still waited for: the request stays in flight and stop() waits until it settles", async () => {
+    const server = await started(LazyContext, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(LazyController);
+    });
+    holdNext = true;
+    const answer = await ask(server.port, "/lazy");
+    assert.equal(answer.status, 200);
+    assert.equal(server.requestsInFlight, 1, "the disposal has not settled yet");
+    let stopped = false;
+    const stopping = server.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(stopped, false, "stop() waits for the disposal");
+    release?.();
+    await stopping;
+    assert.equal(server.requestsInFlight, 0);
+  });
+});

@@ -20,7 +20,7 @@ export async function openDatabase(): Promise<Database> {
 }
 
 /** The per-request context: the request's session, created on first use and released after the answer. */
-export class BenchContext implements AsyncDisposable {
+export class BenchContext {
   #http: HttpContext | undefined;
 
   /** The session of this request. */
@@ -32,8 +32,8 @@ export class BenchContext implements AsyncDisposable {
     return this.#http;
   }
 
-  /** Releases the session's connection. */
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.#http?.[Symbol.asyncDispose]();
+  /** Releases the session's connection (undefined, nothing to wait for, when no session was opened). */
+  [Symbol.asyncDispose](): Promise<void> | undefined {
+    return this.#http?.dispose();
   }
 }
