@@ -53,17 +53,11 @@ function summarizePaired(s, runs) {
     }
     const ratios = {};
     for (const v of measured) {
-      const perRound = rounds.map((round) => {
-        const a = mine.find((r) => r.round === round && r.variant === reference);
-        const b = mine.find((r) => r.round === round && r.variant === v);
-        return a && b && a.rps > 0 ? b.rps / a.rps : null;
-      });
-      // CPU the same way round: the reference's CPU per request over the measured one's (below 1: costs more).
-      const cpuPerRound = rounds.map((round) => {
-        const a = mine.find((r) => r.round === round && r.variant === reference);
-        const b = mine.find((r) => r.round === round && r.variant === v);
-        return a?.cpuUs > 0 && b?.cpuUs > 0 ? a.cpuUs / b.cpuUs : null;
-      });
+      // Per round: the measured variant's throughput over the reference's, and the reference's CPU per request
+      // over the measured one's (so that both read the same way: below 1 costs more).
+      const pairs = rounds.map((round) => [mine.find((r) => r.round === round && r.variant === reference), mine.find((r) => r.round === round && r.variant === v)]);
+      const perRound = pairs.map(([a, b]) => (a && b && a.rps > 0 ? b.rps / a.rps : null));
+      const cpuPerRound = pairs.map(([a, b]) => (a?.cpuUs > 0 && b?.cpuUs > 0 ? a.cpuUs / b.cpuUs : null));
       ratios[v] = { median: median(perRound), rounds: perRound, cpu: median(cpuPerRound), cpuRounds: cpuPerRound };
     }
     contenders[c] = { variants, ratios, errors: mine.reduce((a, r) => a + r.errors, 0), requests: mine.reduce((a, r) => a + r.requests, 0), rounds: rounds.length };
