@@ -13,8 +13,7 @@ export class IdentityMap {
 
   /** The instance of `entityClass` with this key, if the session has it. */
   get(entityClass: Function, id: number): object | undefined {
-    if (entityClass === this.#firstClass) return this.#first?.get(id);
-    return this.#others?.get(entityClass)?.get(id);
+    return this.#existing(entityClass)?.get(id);
   }
 
   /** Remembers `entity` as the instance of its key. */
@@ -24,8 +23,7 @@ export class IdentityMap {
 
   /** Forgets the instance of a key. */
   delete(entityClass: Function, id: number): void {
-    if (entityClass === this.#firstClass) this.#first?.delete(id);
-    else this.#others?.get(entityClass)?.delete(id);
+    this.#existing(entityClass)?.delete(id);
   }
 
   /** Forgets everything (after a rollback, memory may no longer match the rows). */
@@ -35,15 +33,22 @@ export class IdentityMap {
     this.#others = undefined;
   }
 
+  /** The instances of `entityClass`, if the session has any map for it. */
+  #existing(entityClass: Function): Map<number, object> | undefined {
+    return entityClass === this.#firstClass ? this.#first : this.#others?.get(entityClass);
+  }
+
+  /** The instances of `entityClass`, the map made on first use (the first class's, or one among the others). */
   #byIdOf(entityClass: Function): Map<number, object> {
-    if (entityClass === this.#firstClass) return this.#first as Map<number, object>;
+    const existing = this.#existing(entityClass);
+    if (existing !== undefined) return existing;
+    const byId = new Map<number, object>();
     if (this.#firstClass === undefined) {
       this.#firstClass = entityClass;
-      return (this.#first = new Map());
+      this.#first = byId;
+    } else {
+      (this.#others ??= new Map()).set(entityClass, byId);
     }
-    this.#others ??= new Map();
-    let byId = this.#others.get(entityClass);
-    if (byId === undefined) this.#others.set(entityClass, (byId = new Map()));
     return byId;
   }
 }
