@@ -5,58 +5,91 @@
 //   node bench/instructions.mjs [--scenario S2] [--contenders raw,tenon] [--warmup 40] [--duration 30]
 // Scenarios: S1, S2, S6 (S2 with logging to a file), S7-10, S7-10000. The server runs about 50x slower
 // under valgrind, so the warm-up is long; 10 connections. Needs valgrind (Debian's package) and wrk.
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { BENCH_DIR, CONTENDERS } from './lib/contenders.mjs';
-import { sqliteDataset } from './lib/dataset.mjs';
-import { pickLoader, runLoad } from './lib/load.mjs';
-import { allScenarios } from './lib/scenarios.mjs';
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
+import { sqliteDataset } from "./lib/dataset.mjs";
+import { pickLoader, runLoad } from "./lib/load.mjs";
+import { allScenarios } from "./lib/scenarios.mjs";
 
 const { values: o } = parseArgs({
   options: {
-    scenario: { type: 'string', default: 'S2' }, contenders: { type: 'string', default: 'raw,tenon' },
-    warmup: { type: 'string', default: '40' }, duration: { type: 'string', default: '30' }, connections: { type: 'string', default: '10' },
+    scenario: { type: "string", default: "S2" },
+    contenders: { type: "string", default: "raw,tenon" },
+    warmup: { type: "string", default: "40" },
+    duration: { type: "string", default: "30" },
+    connections: { type: "string", default: "10" },
   },
 });
 const rows = 10000;
-const COUNTED = ['S1', 'S2', 'S6', 'S7-10', 'S7-10000'];
+const COUNTED = ["S1", "S2", "S6", "S7-10", "S7-10000"];
 const scenario = allScenarios(rows).find((s) => s.id === o.scenario && COUNTED.includes(s.id));
-if (scenario === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${COUNTED.join(' ')}`);
+if (scenario === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${COUNTED.join(" ")}`);
 
-const TMP = path.join(BENCH_DIR, 'results', 'tmp');
+const TMP = path.join(BENCH_DIR, "results", "tmp");
 fs.mkdirSync(TMP, { recursive: true });
 const data = sqliteDataset(TMP, rows);
-const loader = pickLoader('wrk');
+const loader = pickLoader("wrk");
 const wrk = async (port, seconds) =>
   (await runLoad({ loader, port, spec: scenario.spec, connections: Number(o.connections), seconds, scriptDir: TMP })).requests;
 
-for (const id of o.contenders.split(',')) {
+for (const id of o.contenders.split(",")) {
   const contender = CONTENDERS.find((c) => c.id === id);
   if (contender === undefined) throw new Error(`unknown contender ${id}`);
   contender.prepare?.();
   const outFile = path.join(TMP, `callgrind-${id}-${process.pid}.out`);
-  const server = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, process.execPath, ...contender.args], {
-    cwd: BENCH_DIR, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production', BENCH_DB: 'sqlite', BENCH_SQLITE_PATH: data, BENCH_LOG: '', BENCH_LOG_FILE: path.join(TMP, `instructions-${id}.log`), BENCH_ROUTES: '0', ...scenario.env },
-  });
+  const server = spawn(
+    "valgrind",
+    [
+      "--tool=callgrind",
+      "--smc-check=all-non-file",
+      "--instr-atstart=no",
+      `--callgrind-out-file=${outFile}`,
+      process.execPath,
+      ...contender.args,
+    ],
+    {
+      cwd: BENCH_DIR,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        BENCH_DB: "sqlite",
+        BENCH_SQLITE_PATH: data,
+        BENCH_LOG: "",
+        BENCH_LOG_FILE: path.join(TMP, `instructions-${id}.log`),
+        BENCH_ROUTES: "0",
+        ...scenario.env,
+      },
+    },
+  );
   const port = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => { out += d; const m = /LISTENING (\d+)/.exec(out); if (m) resolve(Number(m[1])); });
-    server.on('exit', (code) => reject(new Error(`${id} exited (${code}) before listening`)));
+    let out = "";
+    server.stdout.on("data", (d) => {
+      out += d;
+      const m = /LISTENING (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    server.on("exit", (code) => reject(new Error(`${id} exited (${code}) before listening`)));
   });
   const warmed = await wrk(port, Number(o.warmup));
-  execFileSync('callgrind_control', ['-i', 'on', String(server.pid)], { stdio: 'ignore' });
+  execFileSync("callgrind_control", ["-i", "on", String(server.pid)], { stdio: "ignore" });
   const requests = await wrk(port, Number(o.duration));
-  execFileSync('callgrind_control', ['-i', 'off', String(server.pid)], { stdio: 'ignore' });
-  server.kill('SIGTERM');
-  await new Promise((resolve) => server.once('exit', resolve));
-  const totals = fs.readdirSync(TMP).filter((f) => f.startsWith(path.basename(outFile))).map((f) => {
-    const text = fs.readFileSync(path.join(TMP, f), 'utf8');
-    fs.rmSync(path.join(TMP, f));
-    return Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
-  });
+  execFileSync("callgrind_control", ["-i", "off", String(server.pid)], { stdio: "ignore" });
+  server.kill("SIGTERM");
+  await new Promise((resolve) => server.once("exit", resolve));
+  const totals = fs
+    .readdirSync(TMP)
+    .filter((f) => f.startsWith(path.basename(outFile)))
+    .map((f) => {
+      const text = fs.readFileSync(path.join(TMP, f), "utf8");
+      fs.rmSync(path.join(TMP, f));
+      return Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
+    });
   const instructions = totals.reduce((a, b) => a + b, 0);
-  console.log(`${o.scenario} ${contender.label}: ${Math.round(instructions / requests).toLocaleString('en')} instructions per request (${requests} requests counted after ${warmed} of warm-up)`);
+  console.log(
+    `${o.scenario} ${contender.label}: ${Math.round(instructions / requests).toLocaleString("en")} instructions per request (${requests} requests counted after ${warmed} of warm-up)`,
+  );
 }

@@ -12,52 +12,78 @@
 //   --keep-data           leave the PostgreSQL schema tenon_bench in place       --help   this text
 // Scenarios whose id ends in -paired measure both sides of a ratio (S6 against S2, 10,000 routes against 10)
 // with each contender alternating between them in every round; they appear as derived figures.
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { BENCH_DIR, CONTENDERS, ROOT_DIR, frameworkVersions } from './lib/contenders.mjs';
-import { copySqlite, dropPgDataset, pgDataset, removeSqlite, sqliteDataset } from './lib/dataset.mjs';
-import { pickLoader, runLoad } from './lib/load.mjs';
-import { requestSource } from './lib/requests.mjs';
-import { markdown, svgChart, textTable } from './lib/report.mjs';
-import { allScenarios, selectScenarios } from './lib/scenarios.mjs';
-import { cpuNs, peakRssMiB, startServer } from './lib/server-process.mjs';
-import { combineSlices, summarize } from './lib/stats.mjs';
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { BENCH_DIR, CONTENDERS, ROOT_DIR, frameworkVersions } from "./lib/contenders.mjs";
+import { copySqlite, dropPgDataset, pgDataset, removeSqlite, sqliteDataset } from "./lib/dataset.mjs";
+import { pickLoader, runLoad } from "./lib/load.mjs";
+import { requestSource } from "./lib/requests.mjs";
+import { markdown, svgChart, textTable } from "./lib/report.mjs";
+import { allScenarios, selectScenarios } from "./lib/scenarios.mjs";
+import { cpuNs, peakRssMiB, startServer } from "./lib/server-process.mjs";
+import { combineSlices, summarize } from "./lib/stats.mjs";
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
   // the option list is the header of this file
-  const text = fs.readFileSync(new URL(import.meta.url), 'utf8');
-  const header = text.split('\n');
-  console.log(header.slice(0, header.findIndex((line) => !line.startsWith('//'))).map((line) => line.slice(3)).join('\n'));
+  const text = fs.readFileSync(new URL(import.meta.url), "utf8");
+  const header = text.split("\n");
+  console.log(
+    header
+      .slice(
+        0,
+        header.findIndex((line) => !line.startsWith("//")),
+      )
+      .map((line) => line.slice(3))
+      .join("\n"),
+  );
   process.exit(0);
 }
 
 const { values: o } = parseArgs({
   options: {
-    quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, duration: { type: 'string' },
-    warmup: { type: 'string' }, connections: { type: 'string', default: '50' }, rows: { type: 'string', default: '10000' },
-    scenario: { type: 'string', multiple: true, default: [] }, contenders: { type: 'string', multiple: true, default: [] },
-    loader: { type: 'string', default: 'auto' }, out: { type: 'string' }, 'cpu-prof': { type: 'string' },
-    'keep-data': { type: 'boolean', default: false }, threads: { type: 'string', default: '1' }, slices: { type: 'string' },
+    quick: { type: "boolean", default: false },
+    rounds: { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    connections: { type: "string", default: "50" },
+    rows: { type: "string", default: "10000" },
+    scenario: { type: "string", multiple: true, default: [] },
+    contenders: { type: "string", multiple: true, default: [] },
+    loader: { type: "string", default: "auto" },
+    out: { type: "string" },
+    "cpu-prof": { type: "string" },
+    "keep-data": { type: "boolean", default: false },
+    threads: { type: "string", default: "1" },
+    slices: { type: "string" },
   },
 });
-const list = (xs) => xs.flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+const list = (xs) =>
+  xs
+    .flatMap((x) => x.split(","))
+    .map((x) => x.trim())
+    .filter(Boolean);
 const opts = {
-  rounds: Number(o.rounds ?? (o.quick ? 1 : 3)), duration: Number(o.duration ?? (o.quick ? 2 : 10)),
-  warmup: Number(o.warmup ?? (o.quick ? 1 : 3)), connections: Number(o.connections), rows: Number(o.rows),
-  threads: Number(o.threads), scenarios: list(o.scenario), contenders: list(o.contenders),
+  rounds: Number(o.rounds ?? (o.quick ? 1 : 3)),
+  duration: Number(o.duration ?? (o.quick ? 2 : 10)),
+  warmup: Number(o.warmup ?? (o.quick ? 1 : 3)),
+  connections: Number(o.connections),
+  rows: Number(o.rows),
+  threads: Number(o.threads),
+  scenarios: list(o.scenario),
+  contenders: list(o.contenders),
   slices: Math.max(1, Math.trunc(Number(o.slices ?? (o.quick ? 1 : 5)))),
 };
-const outName = o.out ?? (o.quick ? 'quick' : 'latest');
-const RESULTS = path.join(BENCH_DIR, 'results');
-const TMP = path.join(RESULTS, 'tmp');
+const outName = o.out ?? (o.quick ? "quick" : "latest");
+const RESULTS = path.join(BENCH_DIR, "results");
+const TMP = path.join(RESULTS, "tmp");
 fs.mkdirSync(TMP, { recursive: true });
 // The data set is built afresh by every run, so that nothing a previous run or a developer did to it stays.
 for (const f of fs.readdirSync(TMP)) if (/^companies-\d+\.sqlite/.test(f)) fs.rmSync(path.join(TMP, f), { force: true });
 
-const loader = pickLoader(o.loader === 'auto' ? undefined : o.loader);
+const loader = pickLoader(o.loader === "auto" ? undefined : o.loader);
 const scenarios = selectScenarios(allScenarios(opts.rows), opts.scenarios);
 
 // Contenders: the ones asked for, available (Tenon once the framework is built), prepared once.
@@ -65,34 +91,55 @@ const wanted = new Set(opts.contenders.length ? opts.contenders : CONTENDERS.map
 const ready = new Map();
 for (const c of CONTENDERS) {
   if (!wanted.has(c.id)) continue;
-  if (c.available && !c.available()) { console.log(`- ${c.label}: not available yet, skipped`); continue; }
-  try { c.prepare?.(); ready.set(c.id, c); } catch (e) { console.log(`- ${c.label}: could not be prepared, skipped\n${e.message}`); }
+  if (c.available && !c.available()) {
+    console.log(`- ${c.label}: not available yet, skipped`);
+    continue;
+  }
+  try {
+    c.prepare?.();
+    ready.set(c.id, c);
+  } catch (e) {
+    console.log(`- ${c.label}: could not be prepared, skipped\n${e.message}`);
+  }
 }
 
 const cpus = os.cpus();
 const meta = {
-  date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
-  machine: `${cpus.length} × ${cpus[0]?.model?.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
-  node: process.version, cpuCount: cpus.length, cpuModel: cpus[0]?.model?.trim(), platform: `${os.platform()} ${os.release()}`,
+  date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
+  machine: `${cpus.length} × ${cpus[0]?.model?.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
+  node: process.version,
+  cpuCount: cpus.length,
+  cpuModel: cpus[0]?.model?.trim(),
+  platform: `${os.platform()} ${os.release()}`,
   loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
-  command: process.env.BENCH_COMMAND ?? `node ${path.relative(ROOT_DIR, process.argv[1])} ${process.argv.slice(2).join(' ')}`.trim(),
-  loader: `${loader.version}${loader.name === 'wrk' ? `, ${opts.threads} thread` : ''}`,
-  connections: opts.connections, duration: opts.duration, warmup: opts.warmup, rounds: opts.rounds, rows: opts.rows, slices: opts.slices,
-  versions: frameworkVersions(), contenders: [...ready.keys()],
+  command: process.env.BENCH_COMMAND ?? `node ${path.relative(ROOT_DIR, process.argv[1])} ${process.argv.slice(2).join(" ")}`.trim(),
+  loader: `${loader.version}${loader.name === "wrk" ? `, ${opts.threads} thread` : ""}`,
+  connections: opts.connections,
+  duration: opts.duration,
+  warmup: opts.warmup,
+  rounds: opts.rounds,
+  rows: opts.rows,
+  slices: opts.slices,
+  versions: frameworkVersions(),
+  contenders: [...ready.keys()],
 };
 console.log(`Tenon bench: ${meta.machine}, Node ${meta.node}, ${meta.loader}`);
-console.log(`${opts.rounds} round(s), ${opts.warmup} s warm-up + ${opts.duration} s${opts.slices > 1 ? ` in ${opts.slices} slices taken in turn (read-only scenarios)` : ''}, ${opts.connections} connections, ${opts.rows} rows; scenarios ${scenarios.map((s) => s.id).join(' ')}`);
+console.log(
+  `${opts.rounds} round(s), ${opts.warmup} s warm-up + ${opts.duration} s${opts.slices > 1 ? ` in ${opts.slices} slices taken in turn (read-only scenarios)` : ""}, ${opts.connections} connections, ${opts.rows} rows; scenarios ${scenarios.map((s) => s.id).join(" ")}`,
+);
 
 /** One request from the spec, to see that a server answers it before loading it. */
 function probe(port, spec) {
   const r = requestSource(spec)();
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, headers: r.headers ?? {}, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, body: body.slice(0, 300) }));
+    const req = http.request({ host: "127.0.0.1", port, method: r.method, path: r.path, headers: r.headers ?? {}, agent: false }, (res) => {
+      let body = "";
+      res.on("data", (d) => {
+        body += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode, body: body.slice(0, 300) }));
     });
-    req.on('error', (e) => resolve({ status: 0, body: e.message }));
+    req.on("error", (e) => resolve({ status: 0, body: e.message }));
     req.end(r.body);
   });
 }
@@ -106,9 +153,9 @@ try {
     const ids = s.contenders.filter((id) => ready.has(id));
     if (ids.length === 0) continue;
     const rows = s.rows ?? opts.rows;
-    const db = s.db ?? 'sqlite';
-    const pristine = db === 'sqlite' ? sqliteDataset(TMP, rows) : null;
-    if (db === 'postgres' && pg === null) pg = await pgDataset(opts.rows);
+    const db = s.db ?? "sqlite";
+    const pristine = db === "sqlite" ? sqliteDataset(TMP, rows) : null;
+    if (db === "postgres" && pg === null) pg = await pgDataset(opts.rows);
     const connections = s.connections ?? opts.connections;
     for (let round = 0; round < opts.rounds; round++) {
       // Interleaved: every round runs each contender once, starting one further along each time. A paired
@@ -117,12 +164,35 @@ try {
       const order = ids.map((_, i) => ids[(i + round) % ids.length]).flatMap((id) => variants.map((variant) => ({ id, variant })));
       const units = order.map(({ id, variant }) => {
         const c = ready.get(id);
-        const logFile = path.join(TMP, `http-${id}${variant ? `-${variant.label}` : ''}.log`);
+        const logFile = path.join(TMP, `http-${id}${variant ? `-${variant.label}` : ""}.log`);
         return {
-          id, variant, c, logFile, spec: variant?.spec ?? s.spec, tag: `${s.id} ${c.label}${variant ? ` ${variant.label}` : ''} round ${round + 1}`,
-          env: { BENCH_DB: db, BENCH_PG_URL: pg?.url ?? '', BENCH_PG_SCHEMA: pg?.schema ?? 'tenon_bench',
-            BENCH_LOG: '', BENCH_LOG_FILE: logFile, BENCH_ROUTES: '0', ...s.env, ...s.envFor?.[id], ...variant?.env },
-          nodeArgs: o['cpu-prof'] === id ? ['--cpu-prof', '--cpu-prof-dir', path.join(RESULTS, 'profiles'), '--cpu-prof-name', `${s.id}-${id}${variant ? `-${variant.label}` : ''}-r${round + 1}.cpuprofile`] : [],
+          id,
+          variant,
+          c,
+          logFile,
+          spec: variant?.spec ?? s.spec,
+          tag: `${s.id} ${c.label}${variant ? ` ${variant.label}` : ""} round ${round + 1}`,
+          env: {
+            BENCH_DB: db,
+            BENCH_PG_URL: pg?.url ?? "",
+            BENCH_PG_SCHEMA: pg?.schema ?? "tenon_bench",
+            BENCH_LOG: "",
+            BENCH_LOG_FILE: logFile,
+            BENCH_ROUTES: "0",
+            ...s.env,
+            ...s.envFor?.[id],
+            ...variant?.env,
+          },
+          nodeArgs:
+            o["cpu-prof"] === id
+              ? [
+                  "--cpu-prof",
+                  "--cpu-prof-dir",
+                  path.join(RESULTS, "profiles"),
+                  "--cpu-prof-name",
+                  `${s.id}-${id}${variant ? `-${variant.label}` : ""}-r${round + 1}.cpuprofile`,
+                ]
+              : [],
         };
       });
       // Each load also reads the server's CPU time before and after (cpuNs: null where /proc cannot tell).
@@ -134,9 +204,20 @@ try {
       };
       const record = (u, r) => {
         const cpuUs = r.cpuNs != null && r.requests > 0 ? r.cpuNs / r.requests / 1000 : null;
-        const run = { scenario: s.id, contender: u.id, ...(u.variant ? { variant: u.variant.label } : {}), round: round + 1, ...r, cpuUs, startupMs: u.server.startupMs, peakRssMiB: peakRssMiB(u.server.pid) };
+        const run = {
+          scenario: s.id,
+          contender: u.id,
+          ...(u.variant ? { variant: u.variant.label } : {}),
+          round: round + 1,
+          ...r,
+          cpuUs,
+          startupMs: u.server.startupMs,
+          peakRssMiB: peakRssMiB(u.server.pid),
+        };
         runs.push(run);
-        console.log(`  ${u.tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  cpu ${cpuUs?.toFixed(1) ?? '-'} us/req  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ''}`);
+        console.log(
+          `  ${u.tag.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  p99 ${run.p99Ms.toFixed(2)} ms  cpu ${cpuUs?.toFixed(1) ?? "-"} us/req  start ${run.startupMs.toFixed(0)} ms  rss ${run.peakRssMiB?.toFixed(0)} MiB${run.errors ? `  errors ${run.errors}` : ""}`,
+        );
       };
       const fail = (u, e) => {
         failures.push({ scenario: s.id, contender: u.id, round: round + 1, error: String(e.message ?? e).slice(0, 2000) });
@@ -144,7 +225,12 @@ try {
       };
       const start = async (u, file) => {
         fs.rmSync(u.logFile, { force: true });
-        u.server = await startServer({ args: u.c.args, cwd: BENCH_DIR, env: { ...u.env, BENCH_SQLITE_PATH: file ?? '' }, nodeArgs: u.nodeArgs });
+        u.server = await startServer({
+          args: u.c.args,
+          cwd: BENCH_DIR,
+          env: { ...u.env, BENCH_SQLITE_PATH: file ?? "" },
+          nodeArgs: u.nodeArgs,
+        });
         if (!s.write) {
           const p = await probe(u.server.port, u.spec);
           if (p.status !== 200) console.log(`  ! ${u.tag}: probe answered ${p.status} ${p.body}`);
@@ -158,8 +244,8 @@ try {
         // One server at a time, start to stop: a write scenario's load walks its rows once per server start.
         for (const u of units) {
           let file = pristine;
-          if (db === 'sqlite' && s.write) file = copySqlite(pristine, path.join(TMP, `write-${u.id}.sqlite`));
-          if (db === 'postgres' && s.write) await pg.reset();
+          if (db === "sqlite" && s.write) file = copySqlite(pristine, path.join(TMP, `write-${u.id}.sqlite`));
+          if (db === "postgres" && s.write) await pg.reset();
           try {
             await start(u, file);
             await load(u, opts.warmup, s.warmSpec ?? u.spec);
@@ -168,7 +254,7 @@ try {
             fail(u, e);
           } finally {
             await stop(u);
-            if (db === 'sqlite' && s.write) removeSqlite(file);
+            if (db === "sqlite" && s.write) removeSqlite(file);
           }
         }
         continue;
@@ -199,7 +285,7 @@ try {
     }
   }
 } finally {
-  if (pg !== null && !o['keep-data']) await dropPgDataset().catch((e) => console.log(`could not drop tenon_bench: ${e.message}`));
+  if (pg !== null && !o["keep-data"]) await dropPgDataset().catch((e) => console.log(`could not drop tenon_bench: ${e.message}`));
 }
 
 const summary = summarize(scenarios, runs);
@@ -211,17 +297,20 @@ fs.writeFileSync(path.join(RESULTS, `${outName}.svg`), svgChart(summary, meta));
 fs.writeFileSync(path.join(RESULTS, `${outName}.md`), markdown(summary, meta));
 console.log(`wrote bench/results/${outName}.json, .svg and .md (${meta.elapsedSeconds} s)`);
 // A full run (no filter, default output) also refreshes the table in docs/benchmarks.md.
-const doc = path.join(ROOT_DIR, 'docs', 'benchmarks.md');
-if (outName === 'latest' && opts.scenarios.length === 0 && opts.contenders.length === 0 && fs.existsSync(doc)) {
-  const text = fs.readFileSync(doc, 'utf8');
-  const start = '<!-- bench:results:start -->';
-  const end = '<!-- bench:results:end -->';
+const doc = path.join(ROOT_DIR, "docs", "benchmarks.md");
+if (outName === "latest" && opts.scenarios.length === 0 && opts.contenders.length === 0 && fs.existsSync(doc)) {
+  const text = fs.readFileSync(doc, "utf8");
+  const start = "<!-- bench:results:start -->";
+  const end = "<!-- bench:results:end -->";
   const a = text.indexOf(start);
   const b = text.indexOf(end);
   if (a >= 0 && b > a) {
-    const block = `${start}\n${markdown(summary, meta)}\nCommand: \`${meta.command}\`; Node ${meta.node}; load average at start ${meta.loadAverageAtStart.join(' ')}.\n${end}`;
+    const block = `${start}\n${markdown(summary, meta)}\nCommand: \`${meta.command}\`; Node ${meta.node}; load average at start ${meta.loadAverageAtStart.join(" ")}.\n${end}`;
     fs.writeFileSync(doc, text.slice(0, a) + block + text.slice(b + end.length));
-    console.log('updated docs/benchmarks.md');
+    console.log("updated docs/benchmarks.md");
   }
 }
-if (failures.length) { console.log(`${failures.length} run(s) failed`); process.exitCode = 1; }
+if (failures.length) {
+  console.log(`${failures.length} run(s) failed`);
+  process.exitCode = 1;
+}

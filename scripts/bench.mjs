@@ -4,45 +4,55 @@
 //   1. the library's own dependencies (npm ci at the root on a fresh clone) and bench/'s (npm ci in bench/);
 //   2. a load generator: wrk from Debian's packages (apt-get), else autocannon from bench/'s dependencies;
 //   3. the built framework (tsc at the root) when the Tenon contender is present.
-import { execFileSync, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bench = path.join(root, 'bench');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const bench = path.join(root, "bench");
 const args = process.argv.slice(2);
 const sh = (cmd, cmdArgs, cwd) => {
-  console.log(`bench: ${cmd} ${cmdArgs.join(' ')}${cwd === root ? '' : ` (in ${path.relative(root, cwd)})`}`);
-  execFileSync(cmd, cmdArgs, { cwd, stdio: 'inherit' });
+  console.log(`bench: ${cmd} ${cmdArgs.join(" ")}${cwd === root ? "" : ` (in ${path.relative(root, cwd)})`}`);
+  execFileSync(cmd, cmdArgs, { cwd, stdio: "inherit" });
 };
-const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
 
-if (!fs.existsSync(path.join(root, 'node_modules', 'better-sqlite3'))) sh('npm', ['ci'], root);
-if (!fs.existsSync(path.join(bench, 'node_modules', 'fastify'))) sh('npm', ['ci', '--no-audit', '--no-fund'], bench);
+if (!fs.existsSync(path.join(root, "node_modules", "better-sqlite3"))) sh("npm", ["ci"], root);
+if (!fs.existsSync(path.join(bench, "node_modules", "fastify"))) sh("npm", ["ci", "--no-audit", "--no-fund"], bench);
 
-const wantsAutocannon = args.some((a, i) => (a === '--loader' && args[i + 1] === 'autocannon') || a === '--loader=autocannon');
-if (!wantsAutocannon && !has('wrk')) {
+const wantsAutocannon = args.some((a, i) => (a === "--loader" && args[i + 1] === "autocannon") || a === "--loader=autocannon");
+if (!wantsAutocannon && !has("wrk")) {
   // Debian's wrk; root (or sudo) is needed. Without it the harness falls back to autocannon.
-  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const apt = asRoot ? ['apt-get'] : has('sudo') ? ['sudo', '-n', 'apt-get'] : null;
-  if (apt && has('apt-get')) {
-    const install = () => spawnSync(apt[0], [...apt.slice(1), 'install', '-y', 'wrk'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  const apt = asRoot ? ["apt-get"] : has("sudo") ? ["sudo", "-n", "apt-get"] : null;
+  if (apt && has("apt-get")) {
+    const install = () =>
+      spawnSync(apt[0], [...apt.slice(1), "install", "-y", "wrk"], {
+        stdio: "inherit",
+        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      }).status === 0;
     if (!install()) {
-      spawnSync(apt[0], [...apt.slice(1), 'update'], { stdio: 'inherit' });
+      spawnSync(apt[0], [...apt.slice(1), "update"], { stdio: "inherit" });
       install();
     }
   }
-  if (!has('wrk')) console.log('bench: wrk is not available; autocannon (bench/node_modules) generates the load instead');
+  if (!has("wrk")) console.log("bench: wrk is not available; autocannon (bench/node_modules) generates the load instead");
 }
 
-if (fs.existsSync(path.join(bench, 'tenon-app', 'tsconfig.json'))) {
+if (fs.existsSync(path.join(bench, "tenon-app", "tsconfig.json"))) {
   // The Tenon contender imports the built package; tsc still emits when files elsewhere have type errors.
-  const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: root, stdio: 'pipe', encoding: 'utf8' });
-  console.log(`bench: tsc -p . at the root ${r.status === 0 ? 'done' : 'reported type errors (output emitted anyway)'}`);
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], {
+    cwd: root,
+    stdio: "pipe",
+    encoding: "utf8",
+  });
+  console.log(`bench: tsc -p . at the root ${r.status === 0 ? "done" : "reported type errors (output emitted anyway)"}`);
 }
 
-const run = spawnSync(process.execPath, [path.join(bench, 'run.mjs'), ...args], {
-  cwd: bench, stdio: 'inherit', env: { ...process.env, BENCH_COMMAND: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}` },
+const run = spawnSync(process.execPath, [path.join(bench, "run.mjs"), ...args], {
+  cwd: bench,
+  stdio: "inherit",
+  env: { ...process.env, BENCH_COMMAND: `npm run bench${args.length ? ` -- ${args.join(" ")}` : ""}` },
 });
 process.exit(run.status ?? 1);

@@ -5,8 +5,29 @@
 export * from "./errors.js";
 export { Type, ColumnType, type ColumnKind, type EntityClass, type ConcreteEntityClass } from "./mapping/column-type.js";
 export { Lazy, LazyList } from "./mapping/lazy.js";
-export { Table, Sequence, Relation, WhereClause, WhereClauseParameter, Join, JoinKind, type EntityDecorator, type RelationDeclaration, type JoinDeclaration, type WhereClauseConstant } from "./mapping/entity-decorators.js";
-export { Column, DetailColumn, PrimaryKey, VersionColumn, NotFilterable, type FieldDecorator, type ColumnDeclaration, type DetailColumnDeclaration } from "./mapping/column-decorators.js";
+export {
+  Table,
+  Sequence,
+  Relation,
+  WhereClause,
+  WhereClauseParameter,
+  Join,
+  JoinKind,
+  type EntityDecorator,
+  type RelationDeclaration,
+  type JoinDeclaration,
+  type WhereClauseConstant,
+} from "./mapping/entity-decorators.js";
+export {
+  Column,
+  DetailColumn,
+  PrimaryKey,
+  VersionColumn,
+  NotFilterable,
+  type FieldDecorator,
+  type ColumnDeclaration,
+  type DetailColumnDeclaration,
+} from "./mapping/column-decorators.js";
 export { CreatedAt, CreatedBy, UpdatedAt, UpdatedBy, DeletedAt, DeletedBy } from "./mapping/audit-decorators.js";
 export { EntityMapping, ColumnMapping, DetailMapping, type WhereClauseParameterMapping } from "./mapping/entity-mapping.js";
 export type { AuditRole } from "./mapping/mapping-keys.js";
@@ -26,9 +47,38 @@ export { JsonIgnore, JsonIgnoreSerialize, JsonIgnoreDeserialize, type JsonFieldD
 export { isSerialized, isDeserialized, isFilterable, jsonPropertyName, type JsonMember } from "./json/json-visibility.js";
 export { decodeColumnJson, parseIsoDate } from "./json/column-json.js";
 export type { JsonValue, JsonObject } from "./json/json-value.js";
-export { Required, MaxLength, MinLength, MaxValue, MinValue, Greater, Less, Range, Regex, Email, DisplayName, Validator, type NumericLimit, type ValidationDecorator } from "./validation/validation-decorators.js";
+export {
+  Required,
+  MaxLength,
+  MinLength,
+  MaxValue,
+  MinValue,
+  Greater,
+  Less,
+  Range,
+  Regex,
+  Email,
+  DisplayName,
+  Validator,
+  type NumericLimit,
+  type ValidationDecorator,
+} from "./validation/validation-decorators.js";
 export { ValidationErrors } from "./validation/validation-errors.js";
 export { isValidEmailAddress } from "./validation/email-address.js";
 export { textLength } from "./validation/text-length.js";
-export { InsertEvent, UpdateEvent, DeleteEvent, BeforeInsert, AfterInsert, BeforeUpdate, AfterUpdate, BeforeDelete, AfterDelete, type EntityEvent, type EntityEventClass, type EventClassDecorator, type EntityEventMethodDecorator } from "./events/event-decorators.js";
+export {
+  InsertEvent,
+  UpdateEvent,
+  DeleteEvent,
+  BeforeInsert,
+  AfterInsert,
+  BeforeUpdate,
+  AfterUpdate,
+  BeforeDelete,
+  AfterDelete,
+  type EntityEvent,
+  type EntityEventClass,
+  type EventClassDecorator,
+  type EntityEventMethodDecorator,
+} from "./events/event-decorators.js";
 export { FilterBuilder, ConditionGroup, ColumnCondition, type FilterProperty, type FilterValue } from "./filter/filter-builder.js";

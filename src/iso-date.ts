@@ -27,7 +27,9 @@ export function formatIsoTime(time: number, date?: Date): string {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const dayOfEra = z - era * 146097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365);
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365,
+  );
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
   const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
@@ -56,9 +58,20 @@ export function parseIsoTime(text: string): number {
     const seconds = digits(text, 17, 2);
     const ms = digits(text, 20, 3);
     if (
-      text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45 && text.charCodeAt(10) === 84 && text.charCodeAt(13) === 58 &&
-      text.charCodeAt(16) === 58 && text.charCodeAt(19) === 46 && month >= 1 && month <= 12 && day >= 1 &&
-      day <= monthLength(year, month) && (year | hours | minutes | seconds | ms) >= 0 && hours <= 23 && minutes <= 59 && seconds <= 59
+      text.charCodeAt(4) === 45 &&
+      text.charCodeAt(7) === 45 &&
+      text.charCodeAt(10) === 84 &&
+      text.charCodeAt(13) === 58 &&
+      text.charCodeAt(16) === 58 &&
+      text.charCodeAt(19) === 46 &&
+      month >= 1 &&
+      month <= 12 &&
+      day >= 1 &&
+      day <= monthLength(year, month) &&
+      (year | hours | minutes | seconds | ms) >= 0 &&
+      hours <= 23 &&
+      minutes <= 59 &&
+      seconds <= 59
     ) {
       return daysFromCivil(year, month, day) * dayMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1000 + ms;
     }

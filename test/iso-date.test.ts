@@ -32,7 +32,21 @@ const ownText = (time: number): string => {
 describe("ISO dates written and read by hand", () => {
   test("formatting answers what toISOString answers, over the whole range of dates and at its edges", () => {
     const next = random(20261122);
-    const times = [0, -1, 1, 951782400000, 951868800000, -62167219200000, -62167219200001, 253402300799999, 253402300800000, 8.64e15, -8.64e15, 8.64e15 + 1, Number.NaN];
+    const times = [
+      0,
+      -1,
+      1,
+      951782400000,
+      951868800000,
+      -62167219200000,
+      -62167219200001,
+      253402300799999,
+      253402300800000,
+      8.64e15,
+      -8.64e15,
+      8.64e15 + 1,
+      Number.NaN,
+    ];
     for (let i = 0; i < 200_000; i++) times.push(Math.floor((next() * 2 - 1) * (next() < 0.5 ? 8.64e15 : 4e12)));
     for (const time of times) assert.equal(ownText(time), builtinText(time), `time ${time}`);
     assert.throws(() => formatIsoDate(new Date(Number.NaN)), RangeError, "an invalid date throws as the built-in does");

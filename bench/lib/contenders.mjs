@@ -1,14 +1,14 @@
 // The contenders: each a separate server process serving the same routes from the same data.
 // Every server reads the BENCH_* environment (see contenders/common/env.mjs) and prints
 // `LISTENING <port>` once it listens on 127.0.0.1.
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const ROOT_DIR = path.resolve(BENCH_DIR, '..');
-const TSC = path.join(ROOT_DIR, 'node_modules', 'typescript', 'bin', 'tsc');
+export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const ROOT_DIR = path.resolve(BENCH_DIR, "..");
+const TSC = path.join(ROOT_DIR, "node_modules", "typescript", "bin", "tsc");
 
 function newestMtime(dir) {
   let t = 0;
@@ -24,46 +24,71 @@ function compile(project, srcDir, outFile) {
   const out = path.join(BENCH_DIR, outFile);
   if (fs.existsSync(out) && fs.statSync(out).mtimeMs >= newestMtime(path.join(BENCH_DIR, srcDir))) return;
   try {
-    execFileSync(process.execPath, [TSC, '-p', path.join(BENCH_DIR, project)], { cwd: BENCH_DIR, stdio: 'pipe' });
+    execFileSync(process.execPath, [TSC, "-p", path.join(BENCH_DIR, project)], { cwd: BENCH_DIR, stdio: "pipe" });
   } catch (e) {
     // tsc still emits on type errors; a missing output is the real failure.
-    if (!fs.existsSync(out)) throw new Error(`compiling ${project} failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
-    process.stderr.write(`warning: ${project} compiled with type errors:\n${e.stdout ?? ''}\n`);
+    if (!fs.existsSync(out)) throw new Error(`compiling ${project} failed:\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+    process.stderr.write(`warning: ${project} compiled with type errors:\n${e.stdout ?? ""}\n`);
   }
 }
 
 /** The Tenon contender exists once the framework's CRUD layer is built and bench/tenon-app is written. */
 function tenonReady() {
-  return fs.existsSync(path.join(BENCH_DIR, 'tenon-app', 'tsconfig.json'))
-    && fs.existsSync(path.join(ROOT_DIR, 'dist', 'src', 'http', 'index.js'));
+  return (
+    fs.existsSync(path.join(BENCH_DIR, "tenon-app", "tsconfig.json")) &&
+    fs.existsSync(path.join(ROOT_DIR, "dist", "src", "http", "index.js"))
+  );
 }
 
 /** Every contender, in report order; `raw` is the baseline every ratio refers to. */
 export const CONTENDERS = [
-  { id: 'raw', label: 'raw node:http', args: ['contenders/raw/server.mjs'], s7: true },
+  { id: "raw", label: "raw node:http", args: ["contenders/raw/server.mjs"], s7: true },
   {
-    id: 'tenon', label: 'Tenon', args: ['tenon-app/dist/server.js'], s7: true,
+    id: "tenon",
+    label: "Tenon",
+    args: ["tenon-app/dist/server.js"],
+    s7: true,
     available: tenonReady,
     prepare() {
       // The app imports `tenon` as a user would; the package is this repository, linked in.
-      const link = path.join(BENCH_DIR, 'node_modules', 'tenon');
-      if (!fs.existsSync(link)) fs.symlinkSync(path.relative(path.dirname(link), ROOT_DIR), link, 'dir');
-      compile('tenon-app', 'tenon-app/src', 'tenon-app/dist/server.js');
+      const link = path.join(BENCH_DIR, "node_modules", "tenon");
+      if (!fs.existsSync(link)) fs.symlinkSync(path.relative(path.dirname(link), ROOT_DIR), link, "dir");
+      compile("tenon-app", "tenon-app/src", "tenon-app/dist/server.js");
     },
   },
-  { id: 'fastify', label: 'Fastify 5', args: ['contenders/fastify/server.mjs'], s7: true },
-  { id: 'nest', label: 'NestJS + TypeORM', args: ['contenders/nest/dist/main.js'], prepare: () => compile('contenders/nest', 'contenders/nest/src', 'contenders/nest/dist/main.js') },
-  { id: 'express', label: 'Express 5', args: ['contenders/express/server.mjs'] },
+  { id: "fastify", label: "Fastify 5", args: ["contenders/fastify/server.mjs"], s7: true },
+  {
+    id: "nest",
+    label: "NestJS + TypeORM",
+    args: ["contenders/nest/dist/main.js"],
+    prepare: () => compile("contenders/nest", "contenders/nest/src", "contenders/nest/dist/main.js"),
+  },
+  { id: "express", label: "Express 5", args: ["contenders/express/server.mjs"] },
 ];
 
 /** Versions of the frameworks as installed in bench/node_modules. */
 export function frameworkVersions() {
   const v = (name) => {
-    try { return JSON.parse(fs.readFileSync(path.join(BENCH_DIR, 'node_modules', name, 'package.json'), 'utf8')).version; } catch { return null; }
+    try {
+      return JSON.parse(fs.readFileSync(path.join(BENCH_DIR, "node_modules", name, "package.json"), "utf8")).version;
+    } catch {
+      return null;
+    }
   };
   const root = (name) => {
-    try { return JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'node_modules', name, 'package.json'), 'utf8')).version; } catch { return null; }
+    try {
+      return JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "node_modules", name, "package.json"), "utf8")).version;
+    } catch {
+      return null;
+    }
   };
-  return { fastify: v('fastify'), '@nestjs/core': v('@nestjs/core'), typeorm: v('typeorm'), express: v('express'),
-    'better-sqlite3': root('better-sqlite3'), pg: root('pg'), tenon: root('../package.json') ?? JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).version };
+  return {
+    fastify: v("fastify"),
+    "@nestjs/core": v("@nestjs/core"),
+    typeorm: v("typeorm"),
+    express: v("express"),
+    "better-sqlite3": root("better-sqlite3"),
+    pg: root("pg"),
+    tenon: root("../package.json") ?? JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")).version,
+  };
 }

@@ -1,12 +1,18 @@
 // What the load generator sends, per scenario: one spec, turned into a wrk Lua script or into
 // an autocannon request source. The two produce the same requests.
 
-const COUNTRIES = ['DE', 'FR', 'NL', 'IT', 'ES', 'BE', 'AT', 'PL'];
+const COUNTRIES = ["DE", "FR", "NL", "IT", "ES", "BE", "AT", "PL"];
 
 /** The PUT body of S4 for row `id` read at `version` (email, VAT and limit as the data set has them). */
 export function updateBody(id, version) {
-  return JSON.stringify({ id, name: `Company Renamed ${id}`, email: `contact${id}@example.com`,
-    vatNumber: `${COUNTRIES[id % 8]}${String(id).padStart(9, '0')}`, creditLimit: (id % 1000) * 100, versionId: version });
+  return JSON.stringify({
+    id,
+    name: `Company Renamed ${id}`,
+    email: `contact${id}@example.com`,
+    vatNumber: `${COUNTRIES[id % 8]}${String(id).padStart(9, "0")}`,
+    creditLimit: (id % 1000) * 100,
+    versionId: version,
+  });
 }
 
 const DONE = `
@@ -18,7 +24,7 @@ done = function(summary, latency, requests)
 end
 `;
 
-const luaString = (s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+const luaString = (s) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 
 /**
  * The wrk script of a spec. Kinds: `static` {method, path, body?}; `random-id` {prefix, lo, hi};
@@ -26,13 +32,13 @@ const luaString = (s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
  */
 export function luaScript(spec, threads = 1) {
   switch (spec.kind) {
-    case 'static':
+    case "static":
       return `wrk.method = ${luaString(spec.method)}
 wrk.path = ${luaString(spec.path)}
-${spec.body === undefined ? '' : `wrk.body = ${luaString(spec.body)}\nwrk.headers["Content-Type"] = "application/json"`}
+${spec.body === undefined ? "" : `wrk.body = ${luaString(spec.body)}\nwrk.headers["Content-Type"] = "application/json"`}
 ${DONE}`;
-    case 'random-id':
-    case 'random-route':
+    case "random-id":
+    case "random-route":
       // 4096 requests formatted once per thread, then sent in turn: the generator stays cheap.
       return `local reqs = {}
 local n = 4096
@@ -41,9 +47,11 @@ init = function(args)
   math.randomseed(os.time() + math.floor(os.clock() * 1000000))
   for k = 1, n do
     local id = math.random(${spec.lo}, ${spec.hi})
-    ${spec.kind === 'random-id'
-    ? `reqs[k] = wrk.format("GET", ${luaString(spec.prefix)} .. id)`
-    : `reqs[k] = wrk.format("GET", "/api/r" .. math.random(0, ${spec.routes - 1}) .. "/" .. id)`}
+    ${
+      spec.kind === "random-id"
+        ? `reqs[k] = wrk.format("GET", ${luaString(spec.prefix)} .. id)`
+        : `reqs[k] = wrk.format("GET", "/api/r" .. math.random(0, ${spec.routes - 1}) .. "/" .. id)`
+    }
   end
 end
 request = function()
@@ -51,7 +59,7 @@ request = function()
   return reqs[i]
 end
 ${DONE}`;
-    case 'update-cycle':
+    case "update-cycle":
       // Each wrk thread walks its own slice of [lo, hi] in turn and sends the version the row is at.
       // wrk calls request() once on thread 0's state to check the script and never sends that request,
       // so thread 0 answers its first call with a throw-away request.
@@ -63,7 +71,7 @@ setup = function(thread)
 end
 local lo, span, counter, discard = first, total, 0, false
 local headers = { ["Content-Type"] = "application/json" }
-local countries = { ${COUNTRIES.map((c) => `"${c}"`).join(', ')} }
+local countries = { ${COUNTRIES.map((c) => `"${c}"`).join(", ")} }
 init = function(args)
   local tid = tonumber(wrk.thread:get("tid")) or 0
   span = math.floor(total / threads)
@@ -90,23 +98,28 @@ ${DONE}`;
 
 /** The same requests for autocannon: a function returning the next `{method, path, body?, headers?}`. */
 export function requestSource(spec) {
-  const json = { 'content-type': 'application/json' };
+  const json = { "content-type": "application/json" };
   const rand = (lo, hi) => lo + Math.floor(Math.random() * (hi - lo + 1));
   switch (spec.kind) {
-    case 'static': {
-      const r = spec.body === undefined ? { method: spec.method, path: spec.path } : { method: spec.method, path: spec.path, body: spec.body, headers: json };
+    case "static": {
+      const r =
+        spec.body === undefined
+          ? { method: spec.method, path: spec.path }
+          : { method: spec.method, path: spec.path, body: spec.body, headers: json };
       return () => r;
     }
-    case 'random-id': return () => ({ method: 'GET', path: `${spec.prefix}${rand(spec.lo, spec.hi)}` });
-    case 'random-route': return () => ({ method: 'GET', path: `/api/r${rand(0, spec.routes - 1)}/${rand(spec.lo, spec.hi)}` });
-    case 'update-cycle': {
+    case "random-id":
+      return () => ({ method: "GET", path: `${spec.prefix}${rand(spec.lo, spec.hi)}` });
+    case "random-route":
+      return () => ({ method: "GET", path: `/api/r${rand(0, spec.routes - 1)}/${rand(spec.lo, spec.hi)}` });
+    case "update-cycle": {
       const span = spec.hi - spec.lo + 1;
       let counter = 0;
       return () => {
         const id = spec.lo + (counter % span);
         const version = 1 + Math.floor(counter / span);
         counter += 1;
-        return { method: 'PUT', path: '/api/companies', body: updateBody(id, version), headers: json };
+        return { method: "PUT", path: "/api/companies", body: updateBody(id, version), headers: json };
       };
     }
     default:

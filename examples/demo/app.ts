@@ -2,7 +2,13 @@ import { Context, type Database } from "tenon";
 import { HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
 import { DemoAuthentication } from "./authentication.js";
 import {
-  AdminController, CompanyController, EmployeeController, EmployeeDirectoryController, HealthController, LogonController, OrderController,
+  AdminController,
+  CompanyController,
+  EmployeeController,
+  EmployeeDirectoryController,
+  HealthController,
+  LogonController,
+  OrderController,
 } from "./controllers.js";
 import { DemoContext, useDemoDatabase } from "./demo-context.js";
 import { ensureDemoSchema } from "./schema.js";

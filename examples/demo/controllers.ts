@@ -1,7 +1,19 @@
 import { Filter, ValidationError, type EntityClass, type Lazy } from "tenon";
 import {
-  Area, AuthorizationType, Get, HttpAuthorizationType, HttpController, HttpEntityController, HttpEntityReadController, HttpError, Post, Uri,
-  type HttpContext, type HttpEntityDeleted, type HttpEntityPage, type HttpEntityWriter,
+  Area,
+  AuthorizationType,
+  Get,
+  HttpAuthorizationType,
+  HttpController,
+  HttpEntityController,
+  HttpEntityReadController,
+  HttpError,
+  Post,
+  Uri,
+  type HttpContext,
+  type HttpEntityDeleted,
+  type HttpEntityPage,
+  type HttpEntityWriter,
 } from "tenon/http";
 import { findDemoUser, issueDemoToken } from "./authentication.js";
 import type { DemoContext } from "./demo-context.js";

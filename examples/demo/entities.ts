@@ -1,7 +1,34 @@
 import {
-  BeforeInsert, BeforeUpdate, Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, DetailColumn, DisplayName, Email, Greater,
-  Join, JoinKind, JsonIgnore, Lazy, LazyList, MaxLength, MinValue, NotFilterable, PrimaryKey, Range, Regex, Relation, Required,
-  Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn,
+  BeforeInsert,
+  BeforeUpdate,
+  Column,
+  CreatedAt,
+  CreatedBy,
+  DeletedAt,
+  DeletedBy,
+  DetailColumn,
+  DisplayName,
+  Email,
+  Greater,
+  Join,
+  JoinKind,
+  JsonIgnore,
+  Lazy,
+  LazyList,
+  MaxLength,
+  MinValue,
+  NotFilterable,
+  PrimaryKey,
+  Range,
+  Regex,
+  Relation,
+  Required,
+  Sequence,
+  Table,
+  Type,
+  UpdatedAt,
+  UpdatedBy,
+  VersionColumn,
 } from "tenon";
 
 /** A customer company. Deleting one is a soft delete, refused while it has employees. */
@@ -31,7 +58,13 @@ export class Employee {
   @Required() @MaxLength(100) @Column("FirstName", Type.varchar(100)) firstName = "";
   @Required() @MaxLength(100) @DisplayName("Last name") @Column("LastName", Type.varchar(100)) lastName = "";
   @Email() @Column("Email", Type.varchar(254).orNull) email: string | null = null;
-  @Required() @DisplayName("Company") @Column("CompanyID", Type.lazy(() => Company)) company = new Lazy<Company>();
+  @Required()
+  @DisplayName("Company")
+  @Column(
+    "CompanyID",
+    Type.lazy(() => Company),
+  )
+  company = new Lazy<Company>();
   @NotFilterable @Column("Salary", Type.decimal(18, 2).orNull) salary: string | null = null;
   @JsonIgnore @Column("Notes", Type.string.orNull) notes: string | null = null;
   @CreatedAt @Column("CreatedAt", Type.date.orNull) createdAt: Date | null = null;
@@ -46,7 +79,11 @@ export class Employee {
 @Sequence("OrderLinesID")
 export class OrderLine {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
-  @Column("OrderID", Type.lazy(() => Order)) order = new Lazy<Order>();
+  @Column(
+    "OrderID",
+    Type.lazy(() => Order),
+  )
+  order = new Lazy<Order>();
   @Required() @MaxLength(100) @Column("Product", Type.varchar(100)) product = "";
   @MinValue(1) @Column("Quantity", Type.int32) quantity = 1;
   @Greater(0) @Column("Price", Type.decimal(18, 2)) price = "0.00";
@@ -60,7 +97,11 @@ export class OrderLine {
 export class Order {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Required() @MaxLength(30) @Column("Number", Type.varchar(30)) number = "";
-  @Column("CompanyID", Type.lazy(() => Company)) company = new Lazy<Company>();
+  @Column(
+    "CompanyID",
+    Type.lazy(() => Company),
+  )
+  company = new Lazy<Company>();
   @Column("Total", Type.decimal(18, 2)) total = "0.00";
   @DetailColumn("ID", "OrderID", () => OrderLine) lines = new LazyList<OrderLine>();
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;

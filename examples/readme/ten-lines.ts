@@ -3,7 +3,8 @@ import { Column, PrimaryKey, Sequence, Table, Type, VersionColumn, Required } fr
 import { HttpContext, HttpEntityController, HttpServer } from "tenon/http";
 import { SqliteDatabase } from "tenon/sqlite";
 
-@Table("Companies") @Sequence("CompaniesID")
+@Table("Companies")
+@Sequence("CompaniesID")
 class Company {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Required() @Column("Name", Type.varchar(100)) name = "";
@@ -11,16 +12,23 @@ class Company {
 }
 
 const database = new SqliteDatabase({ filename: ":memory:" });
-class AppContext { readonly orm = new HttpContext(database); [Symbol.asyncDispose]() { return this.orm.dispose(); } }
+class AppContext {
+  readonly orm = new HttpContext(database);
+  [Symbol.asyncDispose]() {
+    return this.orm.dispose();
+  }
+}
 class Companies extends HttpEntityController<AppContext, Company> {
   protected readonly entityClass = Company;
-  protected get httpContext() { return this.context.orm; }
+  protected get httpContext() {
+    return this.context.orm;
+  }
 }
 
 const server = new HttpServer(AppContext);
 server.baseUri = "/api";
 server.port = 8080;
-server.allowAnonymous = true;          // or server.registerAuthentication(MyBearerAuthentication)
+server.allowAnonymous = true; // or server.registerAuthentication(MyBearerAuthentication)
 server.registerController(Companies, "/companies");
 /** Starts the example server: GET/POST/PUT/DELETE /api/companies, /api/companies/select, ... */
 export async function main(): Promise<void> {

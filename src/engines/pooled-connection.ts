@@ -43,7 +43,12 @@ export abstract class PooledConnection<R> implements Connection {
    * @param driver the engine's connection. @param errors the engine's error rules. @param beginSql the
    * engine's statement that starts a transaction. @param onReturned told once when the connection goes back.
    */
-  protected constructor(driver: PooledDriverConnection<R>, errors: PooledConnectionErrors, beginSql: string, onReturned: (connection: PooledConnection<R>) => void) {
+  protected constructor(
+    driver: PooledDriverConnection<R>,
+    errors: PooledConnectionErrors,
+    beginSql: string,
+    onReturned: (connection: PooledConnection<R>) => void,
+  ) {
     this.#driver = driver;
     this.#errors = errors;
     this.#beginSql = beginSql;

@@ -20,12 +20,18 @@ export function convertCommon(value: unknown, type: ColumnType<unknown>): unknow
     case "string":
       return typeof value === "string" ? value : String(value);
     case "boolean":
-      return typeof value === "boolean" ? value : typeof value === "string" ? value === "1" || value.toLowerCase() === "true" || value === "t" : Number(value) !== 0;
+      return typeof value === "boolean"
+        ? value
+        : typeof value === "string"
+          ? value === "1" || value.toLowerCase() === "true" || value === "t"
+          : Number(value) !== 0;
     case "date":
       if (value instanceof Date) return value;
       return typeof value === "string" ? parseIsoDate(value) : new Date(typeof value === "bigint" ? Number(value) : (value as number));
     case "blob":
-      return value instanceof Uint8Array ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : new TextEncoder().encode(String(value));
+      return value instanceof Uint8Array
+        ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
+        : new TextEncoder().encode(String(value));
   }
 }
 

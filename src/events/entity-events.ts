@@ -33,12 +33,17 @@ const methodKeys = new Map<symbol, string>([
 
 type EventsPlan = Readonly<Record<EntityEventKind, KindEvents>>;
 
-function build(mapping: EntityMapping, members: ReadonlyMap<string, RawMember>, classAnnotations: ReadonlyMap<symbol, readonly unknown[]>): EventsPlan {
+function build(
+  mapping: EntityMapping,
+  members: ReadonlyMap<string, RawMember>,
+  classAnnotations: ReadonlyMap<symbol, readonly unknown[]>,
+): EventsPlan {
   for (const member of members.values()) {
     for (const [key, decorator] of methodKeys) {
       if (!member.annotations.has(key)) continue;
       if (member.isPrivate) throw new MappingError(EventMessages.privateMethod(mapping.name, member.name, decorator));
-      if (member.kind !== "method" || member.isStatic) throw new MappingError(EventMessages.notMethod(mapping.name, member.name, decorator));
+      if (member.kind !== "method" || member.isStatic)
+        throw new MappingError(EventMessages.notMethod(mapping.name, member.name, decorator));
     }
   }
   const kind = (which: EntityEventKind): KindEvents => {

@@ -53,7 +53,10 @@ export function DeleteEvent<T extends object>(eventClass: EntityEventClass<T>): 
  * A method decorator marking a public instance method of the entity as an event. The method is called as
  * `entity.method(context)` and may be async. A `#private` method is refused when the class is mapped.
  */
-export type EntityEventMethodDecorator = <This>(method: (this: This, ...args: never[]) => unknown, context: ClassMethodDecoratorContext<This>) => void;
+export type EntityEventMethodDecorator = <This>(
+  method: (this: This, ...args: never[]) => unknown,
+  context: ClassMethodDecoratorContext<This>,
+) => void;
 
 function marker(key: symbol): EntityEventMethodDecorator {
   return (_method, context) => annotateMember(context as ClassMethodDecoratorContext, key, true);

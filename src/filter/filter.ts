@@ -25,7 +25,10 @@ export class Filter {
    */
   addWhere(sql: string, parameters: Readonly<Record<string, unknown>> = {}): this {
     for (const name of Object.keys(parameters)) {
-      if (reservedParameter.test(name)) throw new TenonError(`addWhere: the parameter name "${name}" is reserved for filter conditions (p0, p1, ...); choose another name.`);
+      if (reservedParameter.test(name))
+        throw new TenonError(
+          `addWhere: the parameter name "${name}" is reserved for filter conditions (p0, p1, ...); choose another name.`,
+        );
     }
     this.conditions.push({ kind: "sql", sql, parameters });
     return this;

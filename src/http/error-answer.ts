@@ -1,5 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { ConcurrentUpdateError, EntityNotFoundError, InvalidInputError, RelationConstraintError, ValidationError, type ValidationFailure } from "../errors.js";
+import {
+  ConcurrentUpdateError,
+  EntityNotFoundError,
+  InvalidInputError,
+  RelationConstraintError,
+  ValidationError,
+  type ValidationFailure,
+} from "../errors.js";
 import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
 import { HttpStatus, HttpTexts } from "./http-texts.js";
 
@@ -24,10 +31,20 @@ export function serverErrorBody(status: number, taskId: string): string {
   return JSON.stringify({ status, message: HttpTexts.internalServerError, taskId });
 }
 
-function clientError(status: number, message: string, headers: readonly (readonly [string, string])[] = [], errors?: readonly ValidationFailure[]): ErrorAnswer {
-  const body = errors === undefined
-    ? JSON.stringify({ status, message })
-    : JSON.stringify({ status, message, errors: errors.map(({ property, column, message: text }) => ({ property, column, message: text })) });
+function clientError(
+  status: number,
+  message: string,
+  headers: readonly (readonly [string, string])[] = [],
+  errors?: readonly ValidationFailure[],
+): ErrorAnswer {
+  const body =
+    errors === undefined
+      ? JSON.stringify({ status, message })
+      : JSON.stringify({
+          status,
+          message,
+          errors: errors.map(({ property, column, message: text }) => ({ property, column, message: text })),
+        });
   return { status, body, headers, taskId: "" };
 }
 

@@ -169,7 +169,8 @@ export class HttpServer<C> {
     const routes = controllerRoutesOf(controller);
     if (routes.length === 0) throw new HttpServerError(HttpTexts.controllerWithoutRoutes(controller.name));
     const probe = new HttpRouter<string>();
-    for (const route of routes) probe.add(route.verb.method, joinPath(path, route.verb.path), `${controller.name}.${route.methodName}`, (name) => name);
+    for (const route of routes)
+      probe.add(route.verb.method, joinPath(path, route.verb.path), `${controller.name}.${route.methodName}`, (name) => name);
     this.#registrations.push({ controller, uri: path });
     this.#registered.add(controller);
   }
@@ -275,9 +276,10 @@ export class HttpServer<C> {
           if (this.#authentication === undefined) throw new HttpServerError(HttpTexts.areaWithoutAuthentication(description));
           if (explicitNone) throw new HttpServerError(HttpTexts.areaWithAnonymousRoute(description));
         }
-        const requiresAuthentication = route.authorization === undefined
-          ? route.areas.length > 0 || !this.#allowAnonymous
-          : route.authorization === HttpAuthorizationType.Authentication;
+        const requiresAuthentication =
+          route.authorization === undefined
+            ? route.areas.length > 0 || !this.#allowAnonymous
+            : route.authorization === HttpAuthorizationType.Authentication;
         const target: RouteTarget<C> = {
           controller,
           methodName: route.methodName,

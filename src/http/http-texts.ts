@@ -41,23 +41,19 @@ export const HttpTexts = {
   payloadTooLarge: (limit: number) => `The request body is larger than the ${limit} bytes this server accepts.`,
   methodOverrideRefused: "Method override headers are not accepted by this server.",
   malformedJson: "The request body is not valid JSON.",
-  invalidInt32Segment: (segment: string, path: string) =>
-    `The segment '${segment}' of ${path} is not a valid 32-bit integer.`,
+  invalidInt32Segment: (segment: string, path: string) => `The segment '${segment}' of ${path} is not a valid 32-bit integer.`,
   badRequest: "Bad request.",
 
   refusedWhileRunning: (setting: string) => `${setting} cannot be changed while the server is running.`,
   alreadyRunning: "The server is already running.",
   baseUriWithScheme: (value: string) => `The base URI '${value}' carries a scheme: it must be a path such as /api.`,
   invalidPort: (value: number) => `The port ${value} is not an integer between 0 and 65535.`,
-  invalidMaxContentLength: (value: number) =>
-    `The maximum request content length ${value} is not a non-negative integer.`,
-  invalidBindAddress: (value: string) =>
-    `The bind address '${value}' is not an IPv4 or IPv6 literal (no host names, ports or brackets).`,
+  invalidMaxContentLength: (value: number) => `The maximum request content length ${value} is not a non-negative integer.`,
+  invalidBindAddress: (value: string) => `The bind address '${value}' is not an IPv4 or IPv6 literal (no host names, ports or brackets).`,
   duplicateBindAddress: (value: string) => `The bind address '${value}' was already added.`,
   noAuthentication:
     "No authentication class is registered and allowAnonymous is not set: register one with registerAuthentication() or set allowAnonymous.",
-  areaWithoutAuthentication: (route: string) =>
-    `The route ${route} requires an area but no authentication class is registered.`,
+  areaWithoutAuthentication: (route: string) => `The route ${route} requires an area but no authentication class is registered.`,
   areaWithAnonymousRoute: (route: string) =>
     `The route ${route} carries both @Area and @AuthorizationType(None): it would answer 403 to everyone.`,
   controllerAlreadyRegistered: (name: string) => `The controller ${name} is already registered.`,
@@ -69,10 +65,8 @@ export const HttpTexts = {
   catchAllAfterPlaceholder: (route: string) => `The route ${route} mixes placeholders and a catch-all.`,
   invalidSegment: (route: string, segment: string) =>
     `The route ${route} has an invalid segment '${segment}': '?' and '*' must stand alone.`,
-  duplicateRoute: (route: string, first: string, second: string) =>
-    `The route ${route} is declared twice: by ${first} and by ${second}.`,
+  duplicateRoute: (route: string, first: string, second: string) => `The route ${route} is declared twice: by ${first} and by ${second}.`,
   authenticationAlreadyRegistered: "An authentication class is already registered.",
   bearerNoKey: "No key is configured for this token.",
-  decoratorOnStaticOrPrivate: (name: string) =>
-    `The routing decorator on ${name} must be on a public instance method.`,
+  decoratorOnStaticOrPrivate: (name: string) => `The routing decorator on ${name} must be on a public instance method.`,
 } as const;

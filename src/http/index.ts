@@ -9,8 +9,29 @@ export { HttpResponse } from "./http-response.js";
 export { HttpUser } from "./http-user.js";
 export { HttpCorsConfig } from "./http-cors-config.js";
 export { HttpController, type HttpControllerClass } from "./http-controller.js";
-export { HttpError, HttpServerError, HttpNotFoundError, HttpUnauthorizedError, HttpForbiddenError, HttpMethodNotAllowedError } from "./http-errors.js";
-export { Uri, Get, Post, Put, Delete, AuthorizationType, Area, HttpAuthorizationType, type HttpRouteMethod, type HttpRouteOptions, type HttpMethodDecorator, type HttpClassDecorator, type HttpClassOrMethodDecorator } from "./routing/route-decorators.js";
+export {
+  HttpError,
+  HttpServerError,
+  HttpNotFoundError,
+  HttpUnauthorizedError,
+  HttpForbiddenError,
+  HttpMethodNotAllowedError,
+} from "./http-errors.js";
+export {
+  Uri,
+  Get,
+  Post,
+  Put,
+  Delete,
+  AuthorizationType,
+  Area,
+  HttpAuthorizationType,
+  type HttpRouteMethod,
+  type HttpRouteOptions,
+  type HttpMethodDecorator,
+  type HttpClassDecorator,
+  type HttpClassOrMethodDecorator,
+} from "./routing/route-decorators.js";
 export { HttpRouter, type HttpRouteMatch, type HttpRouterMethod } from "./routing/http-router.js";
 export { HttpAuthentication, type HttpAuthenticationClass } from "./auth/http-authentication.js";
 export { BasicAuthentication } from "./auth/basic-authentication.js";

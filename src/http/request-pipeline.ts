@@ -195,7 +195,15 @@ export class RequestPipeline<C> {
   }
 
   /** Answers, logs the response, disposes the context and counts the request down. */
-  #complete(res: ServerResponse, request: HttpRequest, response: HttpResponse, context: C | undefined, closeConnection: boolean, failed: boolean, error: unknown): void {
+  #complete(
+    res: ServerResponse,
+    request: HttpRequest,
+    response: HttpResponse,
+    context: C | undefined,
+    closeConnection: boolean,
+    failed: boolean,
+    error: unknown,
+  ): void {
     try {
       this.#answer(res, request, response, failed, error, closeConnection);
     } catch (internal) {
@@ -216,7 +224,8 @@ export class RequestPipeline<C> {
     const path = rawPathOf(request.uri);
     const match = settings.router.resolve(request.method, path);
     if (match === undefined) {
-      if (settings.authenticateUnknown) return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
+      if (settings.authenticateUnknown)
+        return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
       return this.#refuseUnmatched(request, path);
     }
     if (match.target.requiresAuthentication) {
@@ -242,7 +251,12 @@ export class RequestPipeline<C> {
     const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request.path);
     const controller = new target.controller(context, request, response);
     const handler = target.handler;
-    const result = args.length === 0 ? handler.call(controller) : args.length === 1 ? handler.call(controller, args[0]) : handler.apply(controller, args as unknown[]);
+    const result =
+      args.length === 0
+        ? handler.call(controller)
+        : args.length === 1
+          ? handler.call(controller, args[0])
+          : handler.apply(controller, args as unknown[]);
     if (result instanceof Promise) return result;
     if (isThenable(result)) return Promise.resolve(result);
     serializeResult(response, result);
@@ -256,7 +270,14 @@ export class RequestPipeline<C> {
     if (request.user === undefined) throw new HttpUnauthorizedError(authentication.challenge);
   }
 
-  #answer(res: ServerResponse, request: HttpRequest, response: HttpResponse, failed: boolean, error: unknown, closeConnection: boolean): void {
+  #answer(
+    res: ServerResponse,
+    request: HttpRequest,
+    response: HttpResponse,
+    failed: boolean,
+    error: unknown,
+    closeConnection: boolean,
+  ): void {
     const settings = this.#settings;
     let taskId = "";
     if (failed) {

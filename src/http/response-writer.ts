@@ -7,9 +7,10 @@ import { HttpDefaults, HttpStatus } from "./http-texts.js";
 export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeConnection: boolean): void {
   const headers: OutgoingHttpHeaders = {
     "access-control-allow-methods": HttpDefaults.corsAllowMethods,
-    "access-control-allow-headers": cors.allowHeaders.trim() === ""
-      ? HttpDefaults.corsAlwaysAllowedHeaders
-      : `${cors.allowHeaders}, ${HttpDefaults.corsAlwaysAllowedHeaders}`,
+    "access-control-allow-headers":
+      cors.allowHeaders.trim() === ""
+        ? HttpDefaults.corsAlwaysAllowedHeaders
+        : `${cors.allowHeaders}, ${HttpDefaults.corsAlwaysAllowedHeaders}`,
     "access-control-max-age": String(cors.maxAge),
     "content-length": 0,
   };

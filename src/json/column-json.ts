@@ -16,8 +16,16 @@ export type ColumnEncoder = (value: unknown) => JsonValue;
 /** Reads a JSON value into an entity value of a column type; throws `InvalidInputError` naming the property. */
 export type ColumnDecoder = (json: unknown) => unknown;
 
-const encodeNumber: ColumnEncoder = (value) => (typeof value === "number" && Number.isFinite(value) ? value : value == null ? null : Number.isFinite(Number(value)) ? Number(value) : null);
-const encodeInt64: ColumnEncoder = (value) => (value == null ? null : typeof value === "number" ? String(Math.trunc(value)) : String(value));
+const encodeNumber: ColumnEncoder = (value) =>
+  typeof value === "number" && Number.isFinite(value)
+    ? value
+    : value == null
+      ? null
+      : Number.isFinite(Number(value))
+        ? Number(value)
+        : null;
+const encodeInt64: ColumnEncoder = (value) =>
+  value == null ? null : typeof value === "number" ? String(Math.trunc(value)) : String(value);
 const encodeText: ColumnEncoder = (value) => (value == null ? null : String(value));
 const encodeBoolean: ColumnEncoder = (value) => (value == null ? null : Boolean(value));
 const encodeDate: ColumnEncoder = (value) => {
@@ -84,7 +92,12 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
         return (json) => (typeof json === "number" && Number.isFinite(json) ? json : wrong("a finite number", json));
       case "decimal":
         return (json) => {
-          const text = typeof json === "string" ? json.trim() : typeof json === "number" && Number.isFinite(json) ? decimalTextOf(json) : wrong("a decimal string or a number", json);
+          const text =
+            typeof json === "string"
+              ? json.trim()
+              : typeof json === "number" && Number.isFinite(json)
+                ? decimalTextOf(json)
+                : wrong("a decimal string or a number", json);
           const normalized = normalizeExactDecimal(text, type.precision ?? 18, type.scale ?? 0);
           if (normalized === undefined) {
             if (!decimalText.test(text)) return wrong("a decimal string or a number", json);

@@ -56,5 +56,9 @@ export function compileFlatWriter(writes: readonly FieldWrite[]): FlatWriter | u
       properties.push(`${JSON.stringify(key)}: referenceId(get${i}(entity))`);
     }
   }
-  return generateFunction<FlatWriter>(parameters, values, `return function writeFlat(entity) {\n  return {\n    ${properties.join(",\n    ")}\n  };\n};`);
+  return generateFunction<FlatWriter>(
+    parameters,
+    values,
+    `return function writeFlat(entity) {\n  return {\n    ${properties.join(",\n    ")}\n  };\n};`,
+  );
 }

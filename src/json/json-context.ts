@@ -26,7 +26,10 @@ export class JsonContext extends Context {
    */
   toJson(entities: readonly object[], config?: JsonSerializerConfig): Promise<JsonObject[]>;
   toJson(entity: object, config?: JsonSerializerConfig): Promise<JsonObject>;
-  toJson(value: object | readonly object[], config: JsonSerializerConfig = JsonSerializerConfig.default): Promise<JsonObject | JsonObject[]> {
+  toJson(
+    value: object | readonly object[],
+    config: JsonSerializerConfig = JsonSerializerConfig.default,
+  ): Promise<JsonObject | JsonObject[]> {
     const serializer = new JsonSerializer(this, config);
     return Array.isArray(value) ? serializer.many(value) : serializer.one(value);
   }

@@ -6,7 +6,8 @@ export const JsonMessages = {
   outOfRange: (property: string, expected: string) => `Property ${property}: the value is out of range for ${expected}.`,
   decimalTooPrecise: (property: string, precision: number, scale: number) =>
     `Property ${property}: the value does not fit a decimal of ${precision} digits with ${scale} after the point.`,
-  invalidDate: (property: string) => `Property ${property}: expected an ISO-8601 date and time with a time zone (e.g. 2024-05-01T12:00:00Z).`,
+  invalidDate: (property: string) =>
+    `Property ${property}: expected an ISO-8601 date and time with a time zone (e.g. 2024-05-01T12:00:00Z).`,
   invalidBase64: (property: string) => `Property ${property}: expected base64 text.`,
   detailItem: (property: string, index: number, entity: string) => `Property ${property}[${index}]: expected an object of ${entity}.`,
   invalidText: (detail: string) => `The body is not valid JSON: ${detail}`,
@@ -14,7 +15,8 @@ export const JsonMessages = {
     `${entity}: the Lazy field ${lazy} is written to JSON as "${other}", which another field already uses.`,
   reservedName: (entity: string, member: string) =>
     `${entity}: the field ${member} would be written to JSON as "__proto__", which JavaScript objects cannot hold as a plain key.`,
-  notMapped: (entity: string, member: string) => `${entity}: ${member} carries a JSON decorator but is neither a column nor a detail collection.`,
+  notMapped: (entity: string, member: string) =>
+    `${entity}: ${member} carries a JSON decorator but is neither a column nor a detail collection.`,
 } as const;
 
 /** How a JSON value is described in messages. */

@@ -65,7 +65,10 @@ export class JsonPlan {
     for (const detail of mapping.details) mapped.add(detail.property);
     for (const member of members.values()) {
       const property = member.name.startsWith("#") ? member.name.slice(1) : member.name;
-      const marked = member.annotations.has(JsonKey.ignore) || member.annotations.has(JsonKey.ignoreSerialize) || member.annotations.has(JsonKey.ignoreDeserialize);
+      const marked =
+        member.annotations.has(JsonKey.ignore) ||
+        member.annotations.has(JsonKey.ignoreSerialize) ||
+        member.annotations.has(JsonKey.ignoreDeserialize);
       if (marked && !mapped.has(property)) throw new MappingError(JsonMessages.notMapped(mapping.name, member.name));
     }
 
@@ -94,7 +97,14 @@ export class JsonPlan {
       if (column.type.kind === "lazy") {
         claim(name, column.property);
         claim(column.property, column.property);
-        if (isSerialized(column)) writes.push({ kind: "reference", name: column.property, idName: name, get: column.get, target: column.type.target as () => EntityClass });
+        if (isSerialized(column))
+          writes.push({
+            kind: "reference",
+            name: column.property,
+            idName: name,
+            get: column.get,
+            target: column.type.target as () => EntityClass,
+          });
       } else {
         claim(name, column.property);
         if (isSerialized(column)) writes.push({ kind: "scalar", name, get: column.get, encode: encoderFor(column.type) });

@@ -8,10 +8,17 @@ import { MappingKey } from "./mapping-keys.js";
  * Compiles only when the field type `F` is exactly the declared type `V`: a field that cannot hold
  * every value of the column (say `string` for a nullable column) is a compile error too.
  */
-export type ExactField<F, V> = [V] extends [F] ? ([F] extends [V] ? unknown : { readonly "field type must be exactly the column type": V }) : { readonly "field type must be exactly the column type": V };
+export type ExactField<F, V> = [V] extends [F]
+  ? [F] extends [V]
+    ? unknown
+    : { readonly "field type must be exactly the column type": V }
+  : { readonly "field type must be exactly the column type": V };
 
 /** A field decorator that requires the field to hold values of exactly type `V`. */
-export type FieldDecorator<V> = <This, F extends V>(value: undefined, context: ClassFieldDecoratorContext<This, F> & ExactField<F, V>) => void;
+export type FieldDecorator<V> = <This, F extends V>(
+  value: undefined,
+  context: ClassFieldDecoratorContext<This, F> & ExactField<F, V>,
+) => void;
 
 /** One `@Column` as declared. */
 export interface ColumnDeclaration {
@@ -50,7 +57,11 @@ export interface DetailColumnDeclaration {
  * A detail collection (SPEC.md TDetailColumn): children whose `childForeignKey` equals this entity's
  * `localColumn`, loaded on first access. Never part of an INSERT or UPDATE.
  */
-export function DetailColumn<T extends object>(localColumn: string, childForeignKey: string, target: () => EntityClass<T>): FieldDecorator<LazyList<T>> {
+export function DetailColumn<T extends object>(
+  localColumn: string,
+  childForeignKey: string,
+  target: () => EntityClass<T>,
+): FieldDecorator<LazyList<T>> {
   const declaration: DetailColumnDeclaration = { localColumn, childForeignKey, target };
   return (_value, context) => annotateMember(context, MappingKey.detailColumn, declaration);
 }

@@ -32,7 +32,11 @@ export class ColumnType<V> {
   readonly target: (() => EntityClass) | undefined;
 
   /** @internal use the `Type` constants. */
-  constructor(kind: ColumnKind, nullable: boolean, options: { size?: number; precision?: number; scale?: number; target?: () => EntityClass } = {}) {
+  constructor(
+    kind: ColumnKind,
+    nullable: boolean,
+    options: { size?: number; precision?: number; scale?: number; target?: () => EntityClass } = {},
+  ) {
     this.kind = kind;
     this.nullable = nullable;
     this.size = options.size;
@@ -43,7 +47,12 @@ export class ColumnType<V> {
 
   /** The same type accepting `null` (SPEC.md `TTNullable<T>`). */
   get orNull(): ColumnType<V | null> {
-    return new ColumnType<V | null>(this.kind, true, { size: this.size, precision: this.precision, scale: this.scale, target: this.target });
+    return new ColumnType<V | null>(this.kind, true, {
+      size: this.size,
+      precision: this.precision,
+      scale: this.scale,
+      target: this.target,
+    });
   }
 }
 

@@ -78,12 +78,22 @@ export function Join(kind: JoinKind, table: string, sourceColumn: string, target
 /** Join with an alias (required when the same table is joined more than once). */
 export function Join(kind: JoinKind, table: string, alias: string, sourceColumn: string, targetColumn: string): EntityDecorator;
 /** Chained join: the source column belongs to a previous join's table or alias. */
-export function Join(kind: JoinKind, table: string, alias: string, sourceTableOrAlias: string, sourceColumn: string, targetColumn: string): EntityDecorator;
+export function Join(
+  kind: JoinKind,
+  table: string,
+  alias: string,
+  sourceTableOrAlias: string,
+  sourceColumn: string,
+  targetColumn: string,
+): EntityDecorator;
 export function Join(kind: JoinKind, table: string, ...rest: string[]): EntityDecorator {
   let declaration: JoinDeclaration;
-  if (rest.length === 2) declaration = { kind, table, alias: table, sourceTableOrAlias: undefined, sourceColumn: rest[0], targetColumn: rest[1] };
-  else if (rest.length === 3) declaration = { kind, table, alias: rest[0], sourceTableOrAlias: undefined, sourceColumn: rest[1], targetColumn: rest[2] };
-  else if (rest.length === 4) declaration = { kind, table, alias: rest[0], sourceTableOrAlias: rest[1], sourceColumn: rest[2], targetColumn: rest[3] };
+  if (rest.length === 2)
+    declaration = { kind, table, alias: table, sourceTableOrAlias: undefined, sourceColumn: rest[0], targetColumn: rest[1] };
+  else if (rest.length === 3)
+    declaration = { kind, table, alias: rest[0], sourceTableOrAlias: undefined, sourceColumn: rest[1], targetColumn: rest[2] };
+  else if (rest.length === 4)
+    declaration = { kind, table, alias: rest[0], sourceTableOrAlias: rest[1], sourceColumn: rest[2], targetColumn: rest[3] };
   else throw new TypeError(`@Join(${kind}, ${table}) takes 4, 5 or 6 arguments.`);
   return (_value, context) => annotateClass(context, MappingKey.join, declaration);
 }

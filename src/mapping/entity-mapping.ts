@@ -161,10 +161,13 @@ export class EntityMapping<T extends object = object> {
     this.whereClauseParameters = (raw.annotations.get(MappingKey.whereClauseParameter) ?? []) as WhereClauseParameterMapping[];
     for (const parameter of this.whereClauseParameters) {
       if (!isWhereClauseConstant(parameter.value)) {
-        fail(`@WhereClauseParameter("${parameter.name}") has a value of a refused type (${describe(parameter.value)}); only string, integer, int64 (bigint), double, boolean and Date constants are accepted.`);
+        fail(
+          `@WhereClauseParameter("${parameter.name}") has a value of a refused type (${describe(parameter.value)}); only string, integer, int64 (bigint), double, boolean and Date constants are accepted.`,
+        );
       }
     }
-    if (this.whereClauseParameters.length > 0 && this.whereClause === undefined) fail("@WhereClauseParameter is applied without a @WhereClause.");
+    if (this.whereClauseParameters.length > 0 && this.whereClause === undefined)
+      fail("@WhereClauseParameter is applied without a @WhereClause.");
     this.relations = (raw.annotations.get(MappingKey.relation) ?? []) as RelationDeclaration[];
     // Class decorators run bottom-up: reverse them so the joins keep the order they are written in.
     this.joins = [...((raw.annotations.get(MappingKey.join) ?? []) as JoinDeclaration[])].reverse();
@@ -172,7 +175,11 @@ export class EntityMapping<T extends object = object> {
     for (const join of this.joins) {
       const alias = join.alias.toLowerCase();
       if (aliases.has(alias)) fail(`two @Join use the alias "${join.alias}"; give each join of the same table its own alias.`);
-      if (join.sourceTableOrAlias !== undefined && !aliases.has(join.sourceTableOrAlias.toLowerCase()) && join.sourceTableOrAlias.toLowerCase() !== this.tableName.toLowerCase()) {
+      if (
+        join.sourceTableOrAlias !== undefined &&
+        !aliases.has(join.sourceTableOrAlias.toLowerCase()) &&
+        join.sourceTableOrAlias.toLowerCase() !== this.tableName.toLowerCase()
+      ) {
         fail(`@Join "${join.alias}" chains from "${join.sourceTableOrAlias}", which is not the entity's table or an earlier join.`);
       }
       aliases.add(alias);
@@ -186,13 +193,20 @@ export class EntityMapping<T extends object = object> {
       const columnDeclarations = (member.annotations.get(MappingKey.column) ?? []) as ColumnDeclaration[];
       const detailDeclarations = (member.annotations.get(MappingKey.detailColumn) ?? []) as DetailColumnDeclaration[];
       for (const key of Object.values(MappingKey)) {
-        if ((member.annotations.get(key)?.length ?? 0) > 1) fail(`${where}: @${key.description?.replace("tenon.", "")} is applied more than once.`);
+        if ((member.annotations.get(key)?.length ?? 0) > 1)
+          fail(`${where}: @${key.description?.replace("tenon.", "")} is applied more than once.`);
       }
       const roles = auditRoles.filter((role) => member.annotations.has(MappingKey[role]));
       if (roles.length > 1) fail(`${where}: carries more than one change-tracking decorator (${roles.join(", ")}).`);
-      const isMarked = member.annotations.has(MappingKey.primaryKey) || member.annotations.has(MappingKey.versionColumn) || member.annotations.has(MappingKey.notFilterable) || roles.length > 0;
-      if (member.kind !== "field" && (columnDeclarations.length > 0 || detailDeclarations.length > 0 || isMarked)) fail(`${member.name}: mapping decorators apply to fields only.`);
-      if (member.isStatic && (columnDeclarations.length > 0 || detailDeclarations.length > 0)) fail(`${where}: a static field cannot be mapped.`);
+      const isMarked =
+        member.annotations.has(MappingKey.primaryKey) ||
+        member.annotations.has(MappingKey.versionColumn) ||
+        member.annotations.has(MappingKey.notFilterable) ||
+        roles.length > 0;
+      if (member.kind !== "field" && (columnDeclarations.length > 0 || detailDeclarations.length > 0 || isMarked))
+        fail(`${member.name}: mapping decorators apply to fields only.`);
+      if (member.isStatic && (columnDeclarations.length > 0 || detailDeclarations.length > 0))
+        fail(`${where}: a static field cannot be mapped.`);
       if (detailDeclarations.length > 0) {
         if (columnDeclarations.length > 0) fail(`${where}: a field cannot carry both @Column and @DetailColumn.`);
         if (isMarked) fail(`${where}: a @DetailColumn field cannot carry other mapping decorators.`);
@@ -209,14 +223,20 @@ export class EntityMapping<T extends object = object> {
       if (column.alias !== undefined && !aliases.has(column.alias.toLowerCase())) {
         fail(`${where}: @Column("${column.alias}", "${column.columnName}") names the alias "${column.alias}", which matches no @Join.`);
       }
-      if (column.isPrimaryKey && (column.type.kind !== "int32" || column.type.nullable)) fail(`${where}: the primary key must be declared Type.int32 (not null).`);
-      if (column.isVersion && (column.type.kind !== "int32" || column.type.nullable)) fail(`${where}: the version column must be declared Type.int32 (not null).`);
+      if (column.isPrimaryKey && (column.type.kind !== "int32" || column.type.nullable))
+        fail(`${where}: the primary key must be declared Type.int32 (not null).`);
+      if (column.isVersion && (column.type.kind !== "int32" || column.type.nullable))
+        fail(`${where}: the version column must be declared Type.int32 (not null).`);
       if (column.isPrimaryKey && column.isVersion) fail(`${where}: the primary key cannot also be the version column.`);
-      if ((column.isPrimaryKey || column.isVersion || role !== undefined) && column.alias !== undefined) fail(`${where}: a joined column cannot be a key, version or change-tracking column.`);
-      if (role !== undefined && role.endsWith("At") && (column.type.kind !== "date" || !column.type.nullable)) {
-        fail(`${where}: @${capitalize(role)} needs a nullable date column (Type.date.orNull), not ${column.type.kind}${column.type.nullable ? " or null" : ""}.`);
+      if ((column.isPrimaryKey || column.isVersion || role !== undefined) && column.alias !== undefined)
+        fail(`${where}: a joined column cannot be a key, version or change-tracking column.`);
+      if (role?.endsWith("At") && (column.type.kind !== "date" || !column.type.nullable)) {
+        fail(
+          `${where}: @${capitalize(role)} needs a nullable date column (Type.date.orNull), not ${column.type.kind}${column.type.nullable ? " or null" : ""}.`,
+        );
       }
-      if (role !== undefined && role.endsWith("By") && column.type.kind !== "string") fail(`${where}: @${capitalize(role)} needs a string column, not ${column.type.kind}.`);
+      if (role?.endsWith("By") && column.type.kind !== "string")
+        fail(`${where}: @${capitalize(role)} needs a string column, not ${column.type.kind}.`);
       if (role !== undefined) {
         if (audit[role] !== undefined) fail(`@${capitalize(role)} is applied more than once.`);
         audit[role] = column;
@@ -225,7 +245,8 @@ export class EntityMapping<T extends object = object> {
     }
     const keys = columns.filter((column) => column.isPrimaryKey);
     if (keys.length === 0) fail("the class has no @PrimaryKey; every entity needs exactly one.");
-    if (keys.length > 1) fail(`@PrimaryKey is applied to ${keys.length} fields (${keys.map((k) => k.property).join(", ")}); an entity has exactly one.`);
+    if (keys.length > 1)
+      fail(`@PrimaryKey is applied to ${keys.length} fields (${keys.map((k) => k.property).join(", ")}); an entity has exactly one.`);
     const versions = columns.filter((column) => column.isVersion);
     if (versions.length > 1) fail("@VersionColumn is applied more than once.");
     if (audit.deletedBy !== undefined && audit.deletedAt === undefined) fail("@DeletedBy requires @DeletedAt on the same entity.");
@@ -242,8 +263,11 @@ export class EntityMapping<T extends object = object> {
     this.ownColumns = columns.filter((column) => column.alias === undefined);
     this.audit = audit;
     this.details = detailMembers.map(([member, declaration]) => {
-      const local = columns.find((column) => column.alias === undefined && column.columnName.toLowerCase() === declaration.localColumn.toLowerCase());
-      if (local === undefined) return fail(`field ${member.name}: @DetailColumn("${declaration.localColumn}", ...) names no column of this entity.`);
+      const local = columns.find(
+        (column) => column.alias === undefined && column.columnName.toLowerCase() === declaration.localColumn.toLowerCase(),
+      );
+      if (local === undefined)
+        return fail(`field ${member.name}: @DetailColumn("${declaration.localColumn}", ...) names no column of this entity.`);
       return new DetailMapping(member, declaration, local);
     });
   }
@@ -253,7 +277,8 @@ export class EntityMapping<T extends object = object> {
     const cached = cache.get(entityClass);
     if (cached !== undefined) return cached as EntityMapping<T>;
     const raw = rawEntityOf(entityClass);
-    if (raw === undefined) throw new MappingError(`${entityClass.name}: the class is not an entity; it has no @Table and no mapped fields.`);
+    if (raw === undefined)
+      throw new MappingError(`${entityClass.name}: the class is not an entity; it has no @Table and no mapped fields.`);
     const mapping = new EntityMapping<T>(entityClass as ConcreteEntityClass<T>, raw);
     for (const check of mappingChecks) check(mapping, raw);
     cache.set(entityClass, mapping);

@@ -56,7 +56,9 @@ export class Lazy<T extends object> {
     if (this.#id === null) return Promise.resolve(null);
     if (this.#value !== undefined) return Promise.resolve(this.#value);
     if (this.#loader === undefined) {
-      return Promise.reject(new TenonError(`Lazy reference ${this.#id} is not attached to a context; load its owner through a Context first.`));
+      return Promise.reject(
+        new TenonError(`Lazy reference ${this.#id} is not attached to a context; load its owner through a Context first.`),
+      );
     }
     const id = this.#id;
     this.#pending ??= this.#loader.load(id).then((value) => {

@@ -40,7 +40,7 @@ type MetadataHolder = Record<symbol, unknown>;
 
 function ownRawEntity(metadata: DecoratorMetadataObject): RawEntity {
   const holder = metadata as MetadataHolder;
-  if (Object.prototype.hasOwnProperty.call(holder, store)) return holder[store] as RawEntity;
+  if (Object.hasOwn(holder, store)) return holder[store] as RawEntity;
   const raw: RawEntity = { members: new Map(), annotations: new Map() };
   Object.defineProperty(holder, store, { value: raw, enumerable: false });
   return raw;
@@ -62,7 +62,8 @@ export type MemberDecoratorContext =
 
 /** Records `value` under `key` for the member that `context` decorates. */
 export function annotateMember(context: MemberDecoratorContext, key: symbol, value: unknown): void {
-  if (typeof context.name !== "string") throw new TypeError(`Tenon decorators apply to members with string names, not ${String(context.name)}.`);
+  if (typeof context.name !== "string")
+    throw new TypeError(`Tenon decorators apply to members with string names, not ${String(context.name)}.`);
   const raw = ownRawEntity(context.metadata);
   let member = raw.members.get(context.name);
   if (member === undefined) {
@@ -94,7 +95,7 @@ export function rawEntityOf(entityClass: EntityClass): RawEntity | undefined {
   const chain: RawEntity[] = [];
   for (let current: unknown = entityClass; typeof current === "function"; current = Object.getPrototypeOf(current)) {
     const metadata = (current as { [Symbol.metadata]?: DecoratorMetadataObject | null })[Symbol.metadata];
-    if (metadata !== undefined && metadata !== null && Object.prototype.hasOwnProperty.call(metadata, store)) {
+    if (metadata !== undefined && metadata !== null && Object.hasOwn(metadata, store)) {
       chain.unshift((metadata as MetadataHolder)[store] as RawEntity);
     }
   }

@@ -345,7 +345,8 @@ export class Context implements AsyncDisposable {
 
   #writable(entity: object): EntityMapping {
     const mapping = EntityMapping.of(entity.constructor as EntityClass);
-    if (mapping.isJoinEntity) throw new TenonError(`${mapping.name} is a join entity and is read-only: insert, update and delete are refused.`);
+    if (mapping.isJoinEntity)
+      throw new TenonError(`${mapping.name} is a join entity and is read-only: insert, update and delete are refused.`);
     return mapping;
   }
 
@@ -355,7 +356,12 @@ export class Context implements AsyncDisposable {
    * is atomic by itself: it runs without BEGIN and COMMIT, saving two round trips to a server engine.
    * (Drawing a key from a sequence before an insert is not transactional on any engine anyway.)
    */
-  async #write(kind: EntityEventKind, mapping: EntityMapping, entity: object, statement: (connection: Connection) => Promise<void>): Promise<void> {
+  async #write(
+    kind: EntityEventKind,
+    mapping: EntityMapping,
+    entity: object,
+    statement: (connection: Connection) => Promise<void>,
+  ): Promise<void> {
     if (this.#transactionDepth === 0 && isSingleStatement(kind, mapping)) {
       await statement(this.#connectNow() ?? (await this.#acquire()));
       return;

@@ -78,7 +78,9 @@ export class EntityMaterializer {
       (list as LazyList<object>)[attachLazyList](async () => {
         const child = childMapping();
         const filter = new Filter();
-        const foreignKey = child.columns.find((c) => c.alias === undefined && c.columnName.toLowerCase() === detail.childForeignKey.toLowerCase());
+        const foreignKey = child.columns.find(
+          (c) => c.alias === undefined && c.columnName.toLowerCase() === detail.childForeignKey.toLowerCase(),
+        );
         const local = detail.localColumn.get(entity);
         const localValue = local instanceof Lazy ? local.id : local;
         if (foreignKey !== undefined) filter.add({ kind: "compare", column: foreignKey, operator: "=", value: localValue });

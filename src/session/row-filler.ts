@@ -44,7 +44,11 @@ export function compileRowFiller(columns: readonly ColumnMapping[]): RowFiller |
     else if (column.type.nullable) statements.push(`set${i}(entity, ${value});`);
     else statements.push(`value = ${value};\n    set${i}(entity, value === null ? emptyValue(column${i}) : value);`);
   });
-  return generateFunction<RowFiller>(parameters, values, `return function fillRow(entity, row, dialect) {\n    let value;\n    ${statements.join("\n    ")}\n};`);
+  return generateFunction<RowFiller>(
+    parameters,
+    values,
+    `return function fillRow(entity, row, dialect) {\n    let value;\n    ${statements.join("\n    ")}\n};`,
+  );
 }
 
 /** A reference column keeps its `Lazy` (a new one when the field holds none) and takes the key read. */

@@ -54,7 +54,11 @@ export class EntityStatements {
     const table = q(mapping.tableName);
     const qualify = mapping.isJoinEntity;
     const columnSql = (column: ColumnMapping): string =>
-      column.alias !== undefined ? `${q(column.alias)}.${q(column.columnName)}` : qualify ? `${table}.${q(column.columnName)}` : q(column.columnName);
+      column.alias !== undefined
+        ? `${q(column.alias)}.${q(column.columnName)}`
+        : qualify
+          ? `${table}.${q(column.columnName)}`
+          : q(column.columnName);
     this.columnSql = columnSql;
     let from = `SELECT ${mapping.columns.map(columnSql).join(", ")} FROM ${table}`;
     for (const join of mapping.joins) {
@@ -77,9 +81,11 @@ export class EntityStatements {
     this.updateColumns = mapping.ownColumns.filter((column) => !notOnUpdate.has(column));
     const guard = audit.deletedAt !== undefined ? ` AND ${q(audit.deletedAt.columnName)} IS NULL` : "";
     const keyWhere = (first: number): string =>
-      ` WHERE ${q(pk.columnName)} = ${dialect.placeholder(first)}` + (version !== undefined ? ` AND ${q(version.columnName)} = ${dialect.placeholder(first + 1)}` : "");
+      ` WHERE ${q(pk.columnName)} = ${dialect.placeholder(first)}` +
+      (version !== undefined ? ` AND ${q(version.columnName)} = ${dialect.placeholder(first + 1)}` : "");
     const bump = version !== undefined ? `${q(version.columnName)} = ${q(version.columnName)} + 1` : undefined;
-    const sets = (columns: readonly ColumnMapping[], first = 0): string[] => columns.map((c, i) => `${q(c.columnName)} = ${dialect.placeholder(first + i)}`);
+    const sets = (columns: readonly ColumnMapping[], first = 0): string[] =>
+      columns.map((c, i) => `${q(c.columnName)} = ${dialect.placeholder(first + i)}`);
     const updateSets = [...sets(this.updateColumns), ...(bump !== undefined ? [bump] : [])];
     this.updateSql = `UPDATE ${table} SET ${updateSets.join(", ")}${keyWhere(this.updateColumns.length)}${guard}`;
     this.deleteSql = `DELETE FROM ${table}${keyWhere(0)}`;
@@ -88,7 +94,9 @@ export class EntityStatements {
       const softSets = [...sets(this.softDeleteColumns), ...(bump !== undefined ? [bump] : [])];
       this.softDeleteSql = `UPDATE ${table} SET ${softSets.join(", ")}${keyWhere(this.softDeleteColumns.length)}${guard}`;
       this.undeleteColumns = [audit.updatedAt, audit.updatedBy].filter((c): c is ColumnMapping => c !== undefined);
-      const cleared = [audit.deletedAt, audit.deletedBy].filter((c): c is ColumnMapping => c !== undefined).map((c) => `${q(c.columnName)} = NULL`);
+      const cleared = [audit.deletedAt, audit.deletedBy]
+        .filter((c): c is ColumnMapping => c !== undefined)
+        .map((c) => `${q(c.columnName)} = NULL`);
       const undeleteSets = [...cleared, ...sets(this.undeleteColumns), ...(bump !== undefined ? [bump] : [])];
       this.undeleteSql = `UPDATE ${table} SET ${undeleteSets.join(", ")}${keyWhere(this.undeleteColumns.length)} AND ${q(audit.deletedAt.columnName)} IS NOT NULL`;
     } else {
@@ -105,7 +113,11 @@ export class EntityStatements {
     let cached = this.#byId.get(includeDeleted);
     if (cached === undefined) {
       const parameters: unknown[] = [];
-      const where = this.#where([{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }], includeDeleted, parameters);
+      const where = this.#where(
+        [{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }],
+        includeDeleted,
+        parameters,
+      );
       cached = { sql: `${this.selectFrom}${where}`, parameters };
       this.#byId.set(includeDeleted, cached);
     }
@@ -120,7 +132,8 @@ export class EntityStatements {
     const parameters: unknown[] = [];
     let sql = `${this.selectFrom}${this.#where(filter.conditions, filter.includeDeleted, parameters)}`;
     sql += this.#orderBy(filter.orderBy);
-    if (filter.limit !== undefined || filter.offset > 0) sql += this.dialect.paginate(Math.max(0, filter.offset), filter.limit ?? Number.MAX_SAFE_INTEGER);
+    if (filter.limit !== undefined || filter.offset > 0)
+      sql += this.dialect.paginate(Math.max(0, filter.offset), filter.limit ?? Number.MAX_SAFE_INTEGER);
     return { sql, parameters };
   }
 

@@ -6,12 +6,7 @@ import type { Dialect } from "./dialect.js";
  * literals, quoted identifiers, comments and PostgreSQL `::` casts. Answers the SQL and the values in
  * placeholder order; a name without a value is an error.
  */
-export function compileNamedParameters(
-  sql: string,
-  values: ReadonlyMap<string, unknown>,
-  dialect: Dialect,
-  positional: unknown[],
-): string {
+export function compileNamedParameters(sql: string, values: ReadonlyMap<string, unknown>, dialect: Dialect, positional: unknown[]): string {
   let out = "";
   let i = 0;
   const n = sql.length;

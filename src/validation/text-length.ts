@@ -1,4 +1,5 @@
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the class is "ASCII without CR", control characters included on purpose.
 const plainAscii = /^[\x00-\x0c\x0e-\x7f]*$/;
 
 /**

@@ -24,7 +24,12 @@ export function hasValidatorMethods(mapping: EntityMapping): boolean {
   return validationPlanOf(mapping).validators.length > 0;
 }
 
-async function runValidators(validators: ValidationPlan["validators"], entity: object, errors: ValidationErrors, context: unknown): Promise<void> {
+async function runValidators(
+  validators: ValidationPlan["validators"],
+  entity: object,
+  errors: ValidationErrors,
+  context: unknown,
+): Promise<void> {
   for (const read of validators) await read(entity).call(entity, errors, context);
   if (errors.hasErrors) throw new ValidationError(errors.failures);
 }

@@ -14,14 +14,19 @@ export const ValidationMessages = {
   regex: (name: string) => `${name} does not have the required format.`,
   email: (name: string) => `${name} is not a valid e-mail address.`,
 
-  notOnColumn: (entity: string, member: string, rule: string) => `${entity}: @${rule} on ${member}: validation decorators apply to mapped column fields only.`,
+  notOnColumn: (entity: string, member: string, rule: string) =>
+    `${entity}: @${rule} on ${member}: validation decorators apply to mapped column fields only.`,
   wrongKind: (entity: string, member: string, rule: string, kind: string, wanted: string) =>
     `${entity}: @${rule} on ${member} needs a ${wanted} column, not ${kind}.`,
   duplicate: (entity: string, member: string, rule: string) => `${entity}: @${rule} is applied more than once to ${member}.`,
-  badLength: (entity: string, member: string, rule: string) => `${entity}: @${rule} on ${member} needs a length that is a non-negative integer.`,
-  badLimit: (entity: string, member: string, rule: string) => `${entity}: @${rule} on ${member} needs finite numeric limits (a number or a bigint).`,
+  badLength: (entity: string, member: string, rule: string) =>
+    `${entity}: @${rule} on ${member} needs a length that is a non-negative integer.`,
+  badLimit: (entity: string, member: string, rule: string) =>
+    `${entity}: @${rule} on ${member} needs finite numeric limits (a number or a bigint).`,
   badRange: (entity: string, member: string) => `${entity}: @Range on ${member} has a minimum above its maximum.`,
-  badRegex: (entity: string, member: string, pattern: string, reason: string) => `${entity}: @Regex on ${member} has an invalid pattern /${pattern}/: ${reason}`,
+  badRegex: (entity: string, member: string, pattern: string, reason: string) =>
+    `${entity}: @Regex on ${member} has an invalid pattern /${pattern}/: ${reason}`,
   validatorNotMethod: (entity: string, member: string) => `${entity}: @Validator on ${member}: it applies to instance methods only.`,
-  unknownProperty: (entity: string, property: string) => `${entity}: a validator added an error for ${property}, which is not a mapped member.`,
+  unknownProperty: (entity: string, property: string) =>
+    `${entity}: a validator added an error for ${property}, which is not a mapped member.`,
 } as const;

@@ -49,7 +49,8 @@ export class ValidationPlan {
       const displayNames = (member.annotations.get(ValidationKey.displayName) ?? []) as string[];
       if (rules.length === 0 && displayNames.length === 0) continue;
       const column = member.kind === "field" ? byName.get(property) : undefined;
-      if (column === undefined) throw new MappingError(ValidationMessages.notOnColumn(entity, member.name, rules[0]?.rule ?? "DisplayName"));
+      if (column === undefined)
+        throw new MappingError(ValidationMessages.notOnColumn(entity, member.name, rules[0]?.rule ?? "DisplayName"));
       if (displayNames.length > 1) throw new MappingError(ValidationMessages.duplicate(entity, member.name, "DisplayName"));
       const name = displayNames[0] ?? column.columnName;
       const seen = new Set<string>();
@@ -119,8 +120,21 @@ function compile(declaration: RuleDeclaration, column: ColumnMapping, name: stri
       const rule = declaration.rule;
       const message =
         custom ??
-        (rule === "MaxValue" ? ValidationMessages.maxValue(name, text) : rule === "MinValue" ? ValidationMessages.minValue(name, text) : rule === "Greater" ? ValidationMessages.greater(name, text) : ValidationMessages.less(name, text));
-      const passes = rule === "MaxValue" ? (c: number) => c <= 0 : rule === "MinValue" ? (c: number) => c >= 0 : rule === "Greater" ? (c: number) => c > 0 : (c: number) => c < 0;
+        (rule === "MaxValue"
+          ? ValidationMessages.maxValue(name, text)
+          : rule === "MinValue"
+            ? ValidationMessages.minValue(name, text)
+            : rule === "Greater"
+              ? ValidationMessages.greater(name, text)
+              : ValidationMessages.less(name, text));
+      const passes =
+        rule === "MaxValue"
+          ? (c: number) => c <= 0
+          : rule === "MinValue"
+            ? (c: number) => c >= 0
+            : rule === "Greater"
+              ? (c: number) => c > 0
+              : (c: number) => c < 0;
       const compare = comparer(limit);
       return (value) => (value === null || value === undefined || passes(compare(value)) ? undefined : message);
     }
@@ -141,7 +155,9 @@ function compile(declaration: RuleDeclaration, column: ColumnMapping, name: stri
       try {
         regex = typeof pattern === "string" ? new RegExp(pattern) : new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
       } catch (error) {
-        return fail(ValidationMessages.badRegex(entity, member, typeof pattern === "string" ? pattern : pattern.source, (error as Error).message));
+        return fail(
+          ValidationMessages.badRegex(entity, member, typeof pattern === "string" ? pattern : pattern.source, (error as Error).message),
+        );
       }
       const message = custom ?? ValidationMessages.regex(name);
       return (value) => (typeof value === "string" && !regex.test(value) ? message : undefined);
@@ -159,7 +175,12 @@ function comparer(limit: NumericLimit): (value: unknown) => number {
   const text = decimalTextOf(limit);
   const asNumber = Number(limit);
   return (value) => {
-    if (typeof value === "number") return Number.isNaN(value) ? Number.NaN : typeof limit === "bigint" ? compareDecimalText(decimalTextOf(value), text) : value - asNumber;
+    if (typeof value === "number")
+      return Number.isNaN(value)
+        ? Number.NaN
+        : typeof limit === "bigint"
+          ? compareDecimalText(decimalTextOf(value), text)
+          : value - asNumber;
     if (typeof value === "bigint") return compareDecimalText(value.toString(), text);
     if (typeof value === "string") return compareDecimalText(value, text);
     return Number.NaN;

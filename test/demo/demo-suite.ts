@@ -19,7 +19,11 @@ export function defineDemoSuite(engine: DemoEngine): void {
     let stopped = false;
     const tokens: Record<string, string> = {};
 
-    const call = (method: string, path: string, options: { user?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> => {
+    const call = (
+      method: string,
+      path: string,
+      options: { user?: string; body?: unknown; headers?: Record<string, string> } = {},
+    ): Promise<Answer> => {
       const headers: Record<string, string> = { ...options.headers };
       if (options.user !== undefined) headers.Authorization = `Bearer ${tokens[options.user]}`;
       let body: string | undefined;
@@ -71,8 +75,12 @@ export function defineDemoSuite(engine: DemoEngine): void {
     test("POST /api/logon answers a bearer token for the right pairs and 401 for wrong ones", async () => {
       for (const user of ["guest", "editor", "admin"]) assert.match(tokens[user], /^[\w-]+\.[\w-]+\.[\w-]+$/);
       for (const body of [
-        { username: "admin", password: "editor" }, { username: "nobody", password: "nobody" }, { username: "ADMIN", password: "admin" },
-        { username: "admin" }, {}, { username: 1, password: 1 },
+        { username: "admin", password: "editor" },
+        { username: "nobody", password: "nobody" },
+        { username: "ADMIN", password: "admin" },
+        { username: "admin" },
+        {},
+        { username: 1, password: 1 },
       ]) {
         expectError(await call("POST", "/logon", { body }), 401);
       }
@@ -144,7 +152,18 @@ export function defineDemoSuite(engine: DemoEngine): void {
       const list = (await ok("GET", "/companies", "guest")) as Page;
       const acme = list.data.find((c) => c.name === "Acme Corporation") as Row;
       assert.deepEqual(Object.keys(acme).sort(), [
-        "createdAt", "createdBy", "creditLimit", "deletedAt", "deletedBy", "email", "id", "name", "updatedAt", "updatedBy", "vatNumber", "versionId",
+        "createdAt",
+        "createdBy",
+        "creditLimit",
+        "deletedAt",
+        "deletedBy",
+        "email",
+        "id",
+        "name",
+        "updatedAt",
+        "updatedBy",
+        "vatNumber",
+        "versionId",
       ]);
       assert.equal((await ok("GET", `/companies/${acme.id}`, "guest")).name, "Acme Corporation");
       assert.equal((await ok("GET", `/companies/find/${acme.id}`, "guest")).vatNumber, "IT01234567890");
@@ -158,9 +177,13 @@ export function defineDemoSuite(engine: DemoEngine): void {
       assert.ok((metadata.properties as Row[]).some((p) => p.name === "vatNumber"));
       assert.doesNotMatch(JSON.stringify(metadata), /Companies|VatNumber|CreditLimit/);
       const rich = (await ok("POST", "/companies/select", "guest", {
-        where: [{ columnName: "creditLimit", condition: ">=", value: "50000" }], orderBy: [{ columnName: "name", direction: "DESC" }],
+        where: [{ columnName: "creditLimit", condition: ">=", value: "50000" }],
+        orderBy: [{ columnName: "name", direction: "DESC" }],
       })) as Page;
-      assert.deepEqual(rich.data.map((c) => c.name), ["Globex Industries", "Acme Corporation"]);
+      assert.deepEqual(
+        rich.data.map((c) => c.name),
+        ["Globex Industries", "Acme Corporation"],
+      );
       const paged = (await ok("POST", "/companies/select", "guest", { orderBy: [{ columnName: "id" }], start: 1, limit: 2 })) as Page;
       assert.equal(paged.count, list.count);
       assert.equal(paged.data.length, 2);
@@ -182,14 +205,25 @@ export function defineDemoSuite(engine: DemoEngine): void {
       const notFilterable = (name: string): string =>
         `Column ${name} cannot be used in a filter: it is not a column of this entity, or it is marked as not filterable.`;
       for (const name of ["salary", "notes", "Notes", "nothing"]) {
-        expectError(await call("POST", "/employees/select", { user: "guest", body: { where: [{ columnName: name, condition: "IS NULL" }] } }), 400, notFilterable(name));
+        expectError(
+          await call("POST", "/employees/select", { user: "guest", body: { where: [{ columnName: name, condition: "IS NULL" }] } }),
+          400,
+          notFilterable(name),
+        );
       }
-      const byCompany = (await ok("POST", "/employees/select", "guest", { where: [{ columnName: "companyId", condition: "=", value: employee.companyId }] })) as Page;
+      const byCompany = (await ok("POST", "/employees/select", "guest", {
+        where: [{ columnName: "companyId", condition: "=", value: employee.companyId }],
+      })) as Page;
       assert.equal(byCompany.count, await count(`SELECT COUNT(*) AS n FROM Employees WHERE CompanyID = ${Number(employee.companyId)}`));
     });
 
     test("employees: a body cannot write notes, and an update keeps the stored notes", async () => {
-      const inserted = await ok("POST", "/employees", "editor", { firstName: "Nora", lastName: "Notes", companyId: 1, notes: "from the body" });
+      const inserted = await ok("POST", "/employees", "editor", {
+        firstName: "Nora",
+        lastName: "Notes",
+        companyId: 1,
+        notes: "from the body",
+      });
       assert.equal("notes" in inserted, false);
       const [row] = await db.rows(`SELECT Notes AS notes, CreatedBy AS createdby FROM Employees WHERE ID = ${Number(inserted.id)}`);
       assert.equal(row.notes, null);
@@ -204,7 +238,12 @@ export function defineDemoSuite(engine: DemoEngine): void {
     });
 
     test("companies: insert, update with the version, 409 from a stale version, soft delete with the row kept", async () => {
-      const created = await ok("POST", "/companies", "editor", { name: "Wayne Enterprises", email: "bruce@wayne.example", vatNumber: "US12345", creditLimit: "2500.50" });
+      const created = await ok("POST", "/companies", "editor", {
+        name: "Wayne Enterprises",
+        email: "bruce@wayne.example",
+        vatNumber: "US12345",
+        creditLimit: "2500.50",
+      });
       const id = Number(created.id);
       assert.ok(id > 4);
       assert.equal(created.versionId, 0);
@@ -229,7 +268,10 @@ export function defineDemoSuite(engine: DemoEngine): void {
       expectError(await call("GET", `/companies/${id}`, { user: "guest" }), 404);
       expectError(await call("DELETE", `/companies/${id}/2`, { user: "editor" }), 404);
       const list = (await ok("GET", "/companies", "guest")) as Page;
-      assert.equal(list.data.some((c) => c.id === id), false);
+      assert.equal(
+        list.data.some((c) => c.id === id),
+        false,
+      );
       expectError(await call("PUT", "/companies", { user: "editor", body: { ...updated, name: "Undead" } }), 404);
     });
 
@@ -244,8 +286,13 @@ export function defineDemoSuite(engine: DemoEngine): void {
 
     test("orders: an insert saves its lines and computes the total, an update replaces them, a delete removes order and lines", async () => {
       const created = await ok("POST", "/orders", "editor", {
-        number: "SO-TEST-1", companyId: 2, total: "999999.00",
-        lines: [{ product: "Anvil", quantity: 3, price: "10.25" }, { product: "Bird seed", quantity: 1, price: "0.99" }],
+        number: "SO-TEST-1",
+        companyId: 2,
+        total: "999999.00",
+        lines: [
+          { product: "Anvil", quantity: 3, price: "10.25" },
+          { product: "Bird seed", quantity: 1, price: "0.99" },
+        ],
       });
       const id = Number(created.id);
       assert.equal(created.total, "31.74");
@@ -254,7 +301,13 @@ export function defineDemoSuite(engine: DemoEngine): void {
       const [stored] = await db.rows(`SELECT Total AS total FROM Orders WHERE ID = ${id}`);
       assert.equal(Number(stored.total), 31.74);
       const lines = created.lines as Row[];
-      const updated = await ok("PUT", "/orders", "editor", { ...created, lines: [{ ...lines[0], quantity: 4 }, { product: "Magnet", quantity: 2, price: "5.00" }] });
+      const updated = await ok("PUT", "/orders", "editor", {
+        ...created,
+        lines: [
+          { ...lines[0], quantity: 4 },
+          { product: "Magnet", quantity: 2, price: "5.00" },
+        ],
+      });
       assert.equal(updated.total, "51.00");
       assert.equal(updated.versionId, 1);
       assert.deepEqual((updated.lines as Row[]).map((l) => l.product).sort(), ["Anvil", "Magnet"]);
@@ -269,7 +322,10 @@ export function defineDemoSuite(engine: DemoEngine): void {
 
     test("orders: a PUT without lines keeps them, and a line of another order sent in a PUT becomes a new line of this one", async () => {
       const orders = (await ok("GET", "/orders", "guest")) as Page;
-      const [first, second] = orders.data.map((o) => Number(o.id)).sort((a, b) => a - b).slice(2, 4);
+      const [first, second] = orders.data
+        .map((o) => Number(o.id))
+        .sort((a, b) => a - b)
+        .slice(2, 4);
       const other = await ok("GET", `/orders/${second}`, "guest");
       const otherLines = await db.rows(`SELECT ID AS id, Quantity AS quantity FROM OrderLines WHERE OrderID = ${second} ORDER BY ID`);
       const found = await ok("GET", `/orders/find/${first}`, "guest");
@@ -285,9 +341,16 @@ export function defineDemoSuite(engine: DemoEngine): void {
       const updated = await ok("PUT", "/orders", "editor", { ...full, lines: [...(full.lines as Row[]), stolen] });
       const mine = updated.lines as Row[];
       assert.equal(mine.length, lineCount + 1);
-      assert.equal(mine.some((line) => line.id === stolen.id), false, "the other order's line id is not taken over");
+      assert.equal(
+        mine.some((line) => line.id === stolen.id),
+        false,
+        "the other order's line id is not taken over",
+      );
       for (const line of mine) assert.equal(line.orderId, first);
-      assert.deepEqual(await db.rows(`SELECT ID AS id, Quantity AS quantity FROM OrderLines WHERE OrderID = ${second} ORDER BY ID`), otherLines);
+      assert.deepEqual(
+        await db.rows(`SELECT ID AS id, Quantity AS quantity FROM OrderLines WHERE OrderID = ${second} ORDER BY ID`),
+        otherLines,
+      );
       assert.deepEqual(await ok("GET", `/orders/${second}`, "guest"), other);
     });
 
@@ -306,7 +369,11 @@ export function defineDemoSuite(engine: DemoEngine): void {
     test("a guest reads but cannot write: every write route answers 403 and nothing changes", async () => {
       const before = await count("SELECT COUNT(*) AS n FROM Companies");
       assert.equal((await call("GET", "/companies", { user: "guest" })).status, 200);
-      expectError(await call("POST", "/companies", { user: "guest", body: { name: "Guest Co" } }), 403, "Access forbidden: /api/companies.");
+      expectError(
+        await call("POST", "/companies", { user: "guest", body: { name: "Guest Co" } }),
+        403,
+        "Access forbidden: /api/companies.",
+      );
       expectError(await call("PUT", "/companies", { user: "guest", body: { id: 2, versionId: 0, name: "Guest Co" } }), 403);
       expectError(await call("DELETE", "/companies/3/0", { user: "guest" }), 403);
       expectError(await call("POST", "/orders", { user: "guest", body: { number: "X" } }), 403);
@@ -322,11 +389,20 @@ export function defineDemoSuite(engine: DemoEngine): void {
       assert.deepEqual(Object.keys(first).sort(), ["companyName", "email", "firstName", "id", "lastName"]);
       assert.equal((await ok("GET", "/employee-directory/find/1", "guest")).id, 1);
       assert.equal((await ok("GET", "/employee-directory/metadata", "guest")).entity, "EmployeeDirectory");
-      const acme = (await ok("POST", "/employee-directory/select", "guest", { where: [{ columnName: "companyName", condition: "=", value: "Acme Corporation" }] })) as Page;
+      const acme = (await ok("POST", "/employee-directory/select", "guest", {
+        where: [{ columnName: "companyName", condition: "=", value: "Acme Corporation" }],
+      })) as Page;
       assert.equal(acme.count, await count("SELECT COUNT(*) AS n FROM Employees WHERE CompanyID = 1"));
       for (const row of acme.data) assert.equal(row.companyName, "Acme Corporation");
-      for (const [method, path, allow] of [["POST", "/employee-directory", "GET"], ["PUT", "/employee-directory", "GET"], ["DELETE", "/employee-directory/1", "GET"]]) {
-        const answer = await call(method, path, { user: "admin", body: method === "POST" || method === "PUT" ? { firstName: "X" } : undefined });
+      for (const [method, path, allow] of [
+        ["POST", "/employee-directory", "GET"],
+        ["PUT", "/employee-directory", "GET"],
+        ["DELETE", "/employee-directory/1", "GET"],
+      ]) {
+        const answer = await call(method, path, {
+          user: "admin",
+          body: method === "POST" || method === "PUT" ? { firstName: "X" } : undefined,
+        });
         expectError(answer, 405);
         assert.equal(answer.headers.allow, allow, `${method} ${path}`);
       }
@@ -354,35 +430,72 @@ export function defineDemoSuite(engine: DemoEngine): void {
       const employees = await count("SELECT COUNT(*) AS n FROM Employees");
       const ghost = await call("POST", "/employees", { user: "editor", body: { firstName: "Ghost", lastName: "Worker", companyId: 999 } });
       expectError(ghost, 422, "Company 999 does not exist.");
-      assert.deepEqual((ghost.json as { errors: unknown[] }).errors, [{ property: "company", column: "CompanyID", message: "Company 999 does not exist." }]);
-      expectError(await call("POST", "/employees", { user: "editor", body: { firstName: "No", lastName: "Company" } }), 422, "Company is required.");
-      expectError(await call("POST", "/orders", { user: "editor", body: { number: "SO-GHOST", companyId: 999, lines: [] } }), 422, "Company 999 does not exist.");
+      assert.deepEqual((ghost.json as { errors: unknown[] }).errors, [
+        { property: "company", column: "CompanyID", message: "Company 999 does not exist." },
+      ]);
+      expectError(
+        await call("POST", "/employees", { user: "editor", body: { firstName: "No", lastName: "Company" } }),
+        422,
+        "Company is required.",
+      );
+      expectError(
+        await call("POST", "/orders", { user: "editor", body: { number: "SO-GHOST", companyId: 999, lines: [] } }),
+        422,
+        "Company 999 does not exist.",
+      );
       assert.equal(await count("SELECT COUNT(*) AS n FROM Employees"), employees);
       const orders = await count("SELECT COUNT(*) AS n FROM Orders");
       const lines = await count("SELECT COUNT(*) AS n FROM OrderLines");
-      const zero = await call("POST", "/orders", { user: "editor", body: { number: "SO-ZERO", companyId: 1, lines: [{ product: "Anvil", quantity: 0, price: "1.00" }] } });
+      const zero = await call("POST", "/orders", {
+        user: "editor",
+        body: { number: "SO-ZERO", companyId: 1, lines: [{ product: "Anvil", quantity: 0, price: "1.00" }] },
+      });
       expectError(zero, 422);
-      assert.deepEqual((zero.json as { errors: { property: string }[] }).errors.map((e) => e.property), ["quantity"]);
-      const free = await call("POST", "/orders", { user: "editor", body: { number: "SO-FREE", companyId: 1, lines: [{ product: "Anvil", quantity: 1, price: "0" }] } });
+      assert.deepEqual(
+        (zero.json as { errors: { property: string }[] }).errors.map((e) => e.property),
+        ["quantity"],
+      );
+      const free = await call("POST", "/orders", {
+        user: "editor",
+        body: { number: "SO-FREE", companyId: 1, lines: [{ product: "Anvil", quantity: 1, price: "0" }] },
+      });
       expectError(free, 422);
       assert.equal(await count("SELECT COUNT(*) AS n FROM Orders"), orders, "the order is rolled back with its failed line");
       assert.equal(await count("SELECT COUNT(*) AS n FROM OrderLines"), lines);
     });
 
     test("an insert with the id of an existing row answers 409", async () => {
-      expectError(await call("POST", "/companies", { user: "editor", body: { id: 1, name: "Duplicate" } }), 409, "Entity 1 already exists.");
+      expectError(
+        await call("POST", "/companies", { user: "editor", body: { id: 1, name: "Duplicate" } }),
+        409,
+        "Entity 1 already exists.",
+      );
       assert.equal(await count("SELECT COUNT(*) AS n FROM Companies WHERE Name = 'Duplicate'"), 0);
     });
 
     test("malformed JSON, a wrong JSON type and a bad filter answer 400", async () => {
-      expectError(await call("POST", "/companies", { user: "editor", body: "{\"name\": " }), 400);
+      expectError(await call("POST", "/companies", { user: "editor", body: '{"name": ' }), 400);
       expectError(await call("POST", "/companies", { user: "editor", body: { name: 42 } }), 400, /name/);
       expectError(await call("PUT", "/companies", { user: "editor", body: "[1,2]" }), 400);
-      expectError(await call("POST", "/companies/select", { user: "guest", body: "{\"where\": [" }), 400);
-      expectError(await call("POST", "/companies/select", { user: "guest", body: { where: [{ columnName: "name", condition: "SOUNDS LIKE", value: "x" }] } }), 400);
-      expectError(await call("POST", "/companies/select", { user: "guest", body: { where: [{ columnName: "creditLimit", condition: "LIKE", value: "1%" }] } }), 400);
+      expectError(await call("POST", "/companies/select", { user: "guest", body: '{"where": [' }), 400);
+      expectError(
+        await call("POST", "/companies/select", {
+          user: "guest",
+          body: { where: [{ columnName: "name", condition: "SOUNDS LIKE", value: "x" }] },
+        }),
+        400,
+      );
+      expectError(
+        await call("POST", "/companies/select", {
+          user: "guest",
+          body: { where: [{ columnName: "creditLimit", condition: "LIKE", value: "1%" }] },
+        }),
+        400,
+      );
       expectError(await call("POST", "/companies/select", { user: "guest", body: { includeDeleted: true } }), 400);
-      const injected = (await ok("POST", "/companies/select", "guest", { where: [{ columnName: "name", condition: "=", value: "' OR 1=1 --" }] })) as Page;
+      const injected = (await ok("POST", "/companies/select", "guest", {
+        where: [{ columnName: "name", condition: "=", value: "' OR 1=1 --" }],
+      })) as Page;
       assert.equal(injected.count, 0);
     });
 
@@ -403,7 +516,10 @@ export function defineDemoSuite(engine: DemoEngine): void {
           text = "";
         }
       }
-      const records = text.trim().split("\n").map((line) => JSON.parse(line) as Row);
+      const records = text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Row);
       assert.ok(records.some((r) => r.log === "request" && r.uri === "/api/companies"));
       assert.ok(records.some((r) => r.log === "response" && r.statusCode === 409));
       const withAuthorization = records.filter((r) => r.log === "request" && JSON.stringify(r.headers ?? []).includes("Authorization"));
@@ -422,7 +538,9 @@ export function defineDemoSuite(engine: DemoEngine): void {
       assert.match(demo.output(), /SIGTERM: stopping/);
       const again = await startDemo(db.env);
       try {
-        const token = (await ask(again.port, "/api/logon", { method: "POST", body: JSON.stringify({ username: "guest", password: "guest" }) })).json as { token: string };
+        const token = (
+          await ask(again.port, "/api/logon", { method: "POST", body: JSON.stringify({ username: "guest", password: "guest" }) })
+        ).json as { token: string };
         const list = await ask(again.port, "/api/companies", { headers: { Authorization: `Bearer ${token.token}` } });
         assert.equal(list.status, 200);
         assert.equal(await count("SELECT COUNT(*) AS n FROM Companies"), companies, "a restart does not seed again");

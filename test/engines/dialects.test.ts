@@ -20,7 +20,10 @@ describe("the PostgreSQL dialect", () => {
   });
 
   it("numbers its placeholders from $1", () => {
-    assert.deepEqual([0, 1, 9].map((i) => dialect.placeholder(i)), ["$1", "$2", "$10"]);
+    assert.deepEqual(
+      [0, 1, 9].map((i) => dialect.placeholder(i)),
+      ["$1", "$2", "$10"],
+    );
   });
 
   it("builds entity statements with folded, quoted names and numbered placeholders", () => {
@@ -51,7 +54,10 @@ describe("the MariaDB dialect", () => {
   });
 
   it("uses ? placeholders", () => {
-    assert.deepEqual([0, 5].map((i) => dialect.placeholder(i)), ["?", "?"]);
+    assert.deepEqual(
+      [0, 5].map((i) => dialect.placeholder(i)),
+      ["?", "?"],
+    );
   });
 
   it("builds entity statements with backticked names", () => {

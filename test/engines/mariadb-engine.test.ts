@@ -29,13 +29,17 @@ else {
       assert.fail(`connection ${String(id)} is still there`);
     }
 
-    pooledEngineSuite({
-      lostConnection: /MariaDB: the connection to the server was lost/,
-      missingSequenceText: "CREATE SEQUENCE `GadgetsID`",
-      connectionIdSql: "SELECT CONNECTION_ID()",
-      kill,
-      openUnreachable: () => new MariaDbDatabase({ connectionString: "mariadb://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
-    }, () => db);
+    pooledEngineSuite(
+      {
+        lostConnection: /MariaDB: the connection to the server was lost/,
+        missingSequenceText: "CREATE SEQUENCE `GadgetsID`",
+        connectionIdSql: "SELECT CONNECTION_ID()",
+        kill,
+        openUnreachable: () =>
+          new MariaDbDatabase({ connectionString: "mariadb://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
+      },
+      () => db,
+    );
 
     it("the session time zone is UTC and dates are stored as UTC wall-clock time, whatever the process time zone", async () => {
       const previous = process.env.TZ;
@@ -48,7 +52,9 @@ else {
         gadget.at = at;
         await context.insert(gadget);
         await db.direct.query("SET time_zone = '+09:30'");
-        const text = await db.direct.query({ sql: "SELECT CAST(At AS CHAR) AS text FROM Gadgets WHERE ID = ?", rowsAsArray: true }, [gadget.id]);
+        const text = await db.direct.query({ sql: "SELECT CAST(At AS CHAR) AS text FROM Gadgets WHERE ID = ?", rowsAsArray: true }, [
+          gadget.id,
+        ]);
         assert.deepEqual(text, [["2024-03-10 06:30:00.250"]]);
         await using reader = new Context(db.database);
         assert.equal((await reader.get(Gadget, gadget.id)).at?.toISOString(), at.toISOString());
@@ -64,7 +70,13 @@ else {
 
     it("options given as fields override the connection string", async () => {
       const url = new URL(mariaDbUrl);
-      const database = new MariaDbDatabase({ connectionString: "mariadb://nobody@192.0.2.1:9/none", host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), database: db.name });
+      const database = new MariaDbDatabase({
+        connectionString: "mariadb://nobody@192.0.2.1:9/none",
+        host: url.hostname,
+        port: Number(url.port || 3306),
+        user: decodeURIComponent(url.username),
+        database: db.name,
+      });
       try {
         await using context = new Context(database);
         assert.equal((await context.query("SELECT DATABASE()"))[0][0], db.name);

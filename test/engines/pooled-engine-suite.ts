@@ -39,7 +39,7 @@ export function pooledEngineSuite(engine: PooledEngine, db: () => PooledTestData
   const lostConnection = (error: unknown): boolean => error instanceof DatabaseError && engine.lostConnection.test(error.message);
   const kill = (id: unknown): Promise<void> => engine.kill(id);
   async function connectionOf(context: Context): Promise<unknown> {
-  return (await context.query(engine.connectionIdSql))[0][0];
+    return (await context.query(engine.connectionIdSql))[0][0];
   }
 
   it("an unreachable server fails the first statement with a DatabaseError naming host and database, never the password", async () => {
@@ -111,7 +111,10 @@ export function pooledEngineSuite(engine: PooledEngine, db: () => PooledTestData
     await db().exec("DROP SEQUENCE GadgetsID");
     try {
       await using context = new Context(db().database);
-      await assert.rejects(context.createEntity(Gadget), (error: unknown) => error instanceof DatabaseError && error.message.includes(engine.missingSequenceText));
+      await assert.rejects(
+        context.createEntity(Gadget),
+        (error: unknown) => error instanceof DatabaseError && error.message.includes(engine.missingSequenceText),
+      );
     } finally {
       await db().exec("CREATE SEQUENCE GadgetsID");
     }
@@ -158,6 +161,9 @@ export function pooledEngineSuite(engine: PooledEngine, db: () => PooledTestData
     await connectionOf(forgotten);
     await database.close();
     await assert.rejects(forgotten.query("SELECT 1"), DatabaseError);
-    await assert.rejects(new Context(database).query("SELECT 1"), (error: unknown) => error instanceof DatabaseError && /closed/.test(error.message));
+    await assert.rejects(
+      new Context(database).query("SELECT 1"),
+      (error: unknown) => error instanceof DatabaseError && /closed/.test(error.message),
+    );
   });
 }

@@ -25,13 +25,17 @@ else {
       assert.equal(rows[0].done, true);
     }
 
-    pooledEngineSuite({
-      lostConnection: /PostgreSQL: the connection to the server was lost/,
-      missingSequenceText: 'CREATE SEQUENCE "gadgetsid"',
-      connectionIdSql: "SELECT pg_backend_pid()",
-      kill: terminate,
-      openUnreachable: () => new PostgresDatabase({ connectionString: "postgres://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
-    }, () => db);
+    pooledEngineSuite(
+      {
+        lostConnection: /PostgreSQL: the connection to the server was lost/,
+        missingSequenceText: 'CREATE SEQUENCE "gadgetsid"',
+        connectionIdSql: "SELECT pg_backend_pid()",
+        kill: terminate,
+        openUnreachable: () =>
+          new PostgresDatabase({ connectionString: "postgres://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
+      },
+      () => db,
+    );
 
     it("dates are the same instants whatever the session and the process time zones are", async () => {
       const previous = process.env.TZ;
@@ -43,7 +47,10 @@ else {
         const gadget = await context.createEntity(Gadget);
         gadget.at = at;
         await context.insert(gadget);
-        const utcText = await db.rows("SELECT to_char(At AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS text FROM Gadgets WHERE ID = ?", [gadget.id]);
+        const utcText = await db.rows(
+          "SELECT to_char(At AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS text FROM Gadgets WHERE ID = ?",
+          [gadget.id],
+        );
         assert.equal(utcText[0].text, "2024-03-10 06:30:00.250");
         await using reader = new Context(db.database);
         await reader.execute("SET TIME ZONE 'Pacific/Chatham'");
@@ -56,7 +63,14 @@ else {
 
     it("options given as fields override the connection string, and the schema option sets the search path", async () => {
       const url = new URL(postgresUrl);
-      const database = new PostgresDatabase({ connectionString: "postgres://nobody@192.0.2.1:9/none", host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), database: url.pathname.slice(1), schema: db.schema });
+      const database = new PostgresDatabase({
+        connectionString: "postgres://nobody@192.0.2.1:9/none",
+        host: url.hostname,
+        port: Number(url.port || 5432),
+        user: decodeURIComponent(url.username),
+        database: url.pathname.slice(1),
+        schema: db.schema,
+      });
       try {
         await using context = new Context(database);
         assert.equal((await context.query("SELECT current_schema()"))[0][0], db.schema);

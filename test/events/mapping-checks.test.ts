@@ -8,9 +8,17 @@ describe("event decorators at mapping time", () => {
     @Table("T")
     class SecretHook {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
+      // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the test is that a decorated private member is refused or reached.
       @BeforeInsert #stamp(): void {}
     }
-    assert.throws(() => EntityMapping.of(SecretHook), (error: unknown) => error instanceof MappingError && /SecretHook/.test(error.message) && /#stamp/.test(error.message) && /BeforeInsert/.test(error.message));
+    assert.throws(
+      () => EntityMapping.of(SecretHook),
+      (error: unknown) =>
+        error instanceof MappingError &&
+        /SecretHook/.test(error.message) &&
+        /#stamp/.test(error.message) &&
+        /BeforeInsert/.test(error.message),
+    );
   });
 
   it("a static method marked as an event is refused", () => {
@@ -19,7 +27,10 @@ describe("event decorators at mapping time", () => {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
       @AfterUpdate static after(): void {}
     }
-    assert.throws(() => EntityMapping.of(StaticHook), (error: unknown) => error instanceof MappingError && /StaticHook/.test(error.message));
+    assert.throws(
+      () => EntityMapping.of(StaticHook),
+      (error: unknown) => error instanceof MappingError && /StaticHook/.test(error.message),
+    );
   });
 
   it("two event classes for one kind of write are refused", () => {
@@ -31,7 +42,10 @@ describe("event decorators at mapping time", () => {
     class TwoClasses {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
     }
-    assert.throws(() => EntityMapping.of(TwoClasses), (error: unknown) => error instanceof MappingError && /InsertEvent/.test(error.message));
+    assert.throws(
+      () => EntityMapping.of(TwoClasses),
+      (error: unknown) => error instanceof MappingError && /InsertEvent/.test(error.message),
+    );
   });
 
   it("a public marked method is accepted", () => {

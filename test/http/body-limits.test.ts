@@ -86,20 +86,28 @@ describe("request bodies and their limits", () => {
   });
 
   test("a chunked body within the ceiling is read whole", async () => {
-    const outcome = await raw(port, (write) => write(post(undefined, chunk("hello ") + chunk("world") + "0\r\n\r\n", "Transfer-Encoding: chunked\r\n")), 500);
+    const outcome = await raw(
+      port,
+      (write) => write(post(undefined, chunk("hello ") + chunk("world") + "0\r\n\r\n", "Transfer-Encoding: chunked\r\n")),
+      500,
+    );
     assert.deepEqual(statusesOf(outcome.text), [200]);
     assert.match(outcome.text, /\{"length":11,"text":"hello world"\}/);
   });
 
   test("a chunked body that grows past the ceiling is cut and the connection dropped without an answer", async () => {
     const handledBefore = handled;
-    const outcome = await raw(port, async (write) => {
-      write(post(undefined, "", "Transfer-Encoding: chunked\r\n"));
-      for (let i = 0; i < 5; i++) {
-        write(chunk("y".repeat(400)));
-        await sleep(20);
-      }
-    }, 2000);
+    const outcome = await raw(
+      port,
+      async (write) => {
+        write(post(undefined, "", "Transfer-Encoding: chunked\r\n"));
+        for (let i = 0; i < 5; i++) {
+          write(chunk("y".repeat(400)));
+          await sleep(20);
+        }
+      },
+      2000,
+    );
     assert.equal(outcome.closedByServer, true);
     assert.equal(outcome.text, "", "no status line was sent");
     assert.equal(handled, handledBefore, "the handler never ran");
@@ -107,11 +115,15 @@ describe("request bodies and their limits", () => {
 
   test("an understated Content-Length reads only the declared bytes and the rest is not a request", async () => {
     const handledBefore = handled;
-    const outcome = await raw(port, async (write) => {
-      write(post(5, "abcde"));
-      await sleep(200);
-      write("fghijklmnopqrstuvwxyz");
-    }, 1000);
+    const outcome = await raw(
+      port,
+      async (write) => {
+        write(post(5, "abcde"));
+        await sleep(200);
+        write("fghijklmnopqrstuvwxyz");
+      },
+      1000,
+    );
     assert.deepEqual(statusesOf(outcome.text), [200, 400], "the extra bytes are refused by the listener as a malformed request");
     assert.match(outcome.text, /\{"length":5,"text":"abcde"\}/);
     assert.equal(handled, handledBefore + 1);
@@ -120,26 +132,37 @@ describe("request bodies and their limits", () => {
 
   test("an overstated Content-Length followed by a half-close gets no answer and builds no context", async () => {
     const builtBefore = built;
-    const outcome = await raw(port, async (write, end) => {
-      write(post(500, "only a few bytes"));
-      await sleep(100);
-      end();
-    }, 2000);
+    const outcome = await raw(
+      port,
+      async (write, end) => {
+        write(post(500, "only a few bytes"));
+        await sleep(100);
+        end();
+      },
+      2000,
+    );
     // The listener may answer the truncated message with its own 400; the application never sees it.
-    assert.ok(statusesOf(outcome.text).every((status) => status === 400), outcome.text);
+    assert.ok(
+      statusesOf(outcome.text).every((status) => status === 400),
+      outcome.text,
+    );
     assert.equal(outcome.closedByServer, true);
     assert.equal(built, builtBefore);
     assert.equal((await ask(port, "/body", { method: "POST", body: "ok" })).status, 200, "the server is still healthy");
   });
 
   test("a slow client does not hold up other clients and is answered when its body is complete", async () => {
-    const slow = raw(port, async (write) => {
-      write(post(10, ""));
-      for (let i = 0; i < 10; i++) {
-        await sleep(60);
-        write(String(i));
-      }
-    }, 1000);
+    const slow = raw(
+      port,
+      async (write) => {
+        write(post(10, ""));
+        for (let i = 0; i < 10; i++) {
+          await sleep(60);
+          write(String(i));
+        }
+      },
+      1000,
+    );
     await sleep(100);
     const started = Date.now();
     const quick = await ask(port, "/body", { method: "POST", body: "quick" });
@@ -150,10 +173,14 @@ describe("request bodies and their limits", () => {
   });
 
   test("a client that half-closes after its request still gets the whole answer", async () => {
-    const outcome = await raw(port, (write, end) => {
-      write(post(4, "data"));
-      end();
-    }, 2000);
+    const outcome = await raw(
+      port,
+      (write, end) => {
+        write(post(4, "data"));
+        end();
+      },
+      2000,
+    );
     assert.deepEqual(statusesOf(outcome.text), [200]);
     assert.match(outcome.text, /\{"length":4,"text":"data"\}/);
   });

@@ -55,7 +55,11 @@ export interface RawOutcome {
  * Opens a raw TCP connection, runs `script` (which writes and may wait), then reads until the server closes
  * or `waitMs` passes without the server closing.
  */
-export function raw(port: number, script: (write: (data: string | Buffer) => void, end: () => void) => Promise<void> | void, waitMs = 3000): Promise<RawOutcome> {
+export function raw(
+  port: number,
+  script: (write: (data: string | Buffer) => void, end: () => void) => Promise<void> | void,
+  waitMs = 3000,
+): Promise<RawOutcome> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port });
     const chunks: Buffer[] = [];
@@ -76,7 +80,12 @@ export function raw(port: number, script: (write: (data: string | Buffer) => voi
       else if (!settled) reject(error);
     });
     socket.on("connect", () => {
-      Promise.resolve(script((data) => socket.write(data), () => socket.end()))
+      Promise.resolve(
+        script(
+          (data) => socket.write(data),
+          () => socket.end(),
+        ),
+      )
         .then(() => {
           clearTimeout(timer);
           timer = setTimeout(() => finish(false), waitMs);

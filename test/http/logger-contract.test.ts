@@ -75,7 +75,12 @@ test("a chunked body cut at the ceiling is still logged as a request, with the b
     s.maxRequestContentLength = 100;
     s.registerController(LoggedController);
   });
-  const outcome = await raw(server.port, (write) => write(`POST /logged HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${(300).toString(16)}\r\n${"a".repeat(300)}\r\n`), 1000);
+  const outcome = await raw(
+    server.port,
+    (write) =>
+      write(`POST /logged HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${(300).toString(16)}\r\n${"a".repeat(300)}\r\n`),
+    1000,
+  );
   await server.stop();
   assert.equal(outcome.text, "");
   assert.equal(requests.length, 1);

@@ -157,7 +157,10 @@ describe("the request pipeline", () => {
     for (const segment of ["abc", "1.5", "2147483648", "12abc"]) {
       const answer = await ask(port, `/things/${segment}`);
       assert.equal(answer.status, 400, segment);
-      assert.deepEqual(answer.json, { status: 400, message: `The segment '${segment}' of /things/${segment} is not a valid 32-bit integer.` });
+      assert.deepEqual(answer.json, {
+        status: 400,
+        message: `The segment '${segment}' of /things/${segment} is not a valid 32-bit integer.`,
+      });
     }
   });
 
@@ -192,7 +195,10 @@ describe("the request pipeline", () => {
     assert.deepEqual(withBody.json, { body: { a: 1 } });
     const empty = await ask(port, "/things/echo", { method: "POST" });
     assert.deepEqual(empty.json, { body: {} });
-    const bom = await ask(port, "/things/echo", { method: "POST", body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[1,"é"]')]) });
+    const bom = await ask(port, "/things/echo", {
+      method: "POST",
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[1,"é"]')]),
+    });
     assert.deepEqual(bom.json, { body: [1, "é"] });
   });
 

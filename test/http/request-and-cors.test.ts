@@ -70,18 +70,38 @@ describe("the request object", () => {
   after(() => server.stop());
 
   test("a repeated header keeps its first occurrence, names compared without case", async () => {
-    const outcome = await raw(server.port, (write) =>
-      write(rawGet("/inspect", ["Host: one.example", "X-Custom: first", "x-custom: second", "X-CUSTOM: third", "X-Other: o", "host: two.example"])), 300);
+    const outcome = await raw(
+      server.port,
+      (write) =>
+        write(
+          rawGet("/inspect", [
+            "Host: one.example",
+            "X-Custom: first",
+            "x-custom: second",
+            "X-CUSTOM: third",
+            "X-Other: o",
+            "host: two.example",
+          ]),
+        ),
+      300,
+    );
     const body = bodyOf(outcome.text) as { headers: [string, string][]; custom: string; host: string };
-    assert.deepEqual(body.headers, [["X-Custom", "first"], ["X-Other", "o"]]);
+    assert.deepEqual(body.headers, [
+      ["X-Custom", "first"],
+      ["X-Other", "o"],
+    ]);
     assert.equal(body.custom, "first");
     assert.equal(body.host, "one.example");
   });
 
   test("with many headers (past the linear search), repeats still keep their first occurrence", async () => {
     const many = Array.from({ length: 40 }, (_, i) => `X-H${i}: v${i}`);
-    const outcome = await raw(server.port, (write) =>
-      write(rawGet("/inspect", ["Host: one.example", ...many, "x-h3: again", "X-Custom: first", "X-H39: again", "x-custom: second"])), 300);
+    const outcome = await raw(
+      server.port,
+      (write) =>
+        write(rawGet("/inspect", ["Host: one.example", ...many, "x-h3: again", "X-Custom: first", "X-H39: again", "x-custom: second"])),
+      300,
+    );
     const body = bodyOf(outcome.text) as { headers: [string, string][]; custom: string };
     assert.deepEqual(body.headers, [...Array.from({ length: 40 }, (_, i) => [`X-H${i}`, `v${i}`]), ["X-Custom", "first"]]);
     assert.equal(body.custom, "first");
@@ -92,7 +112,11 @@ describe("the request object", () => {
     const body = answer.json as { path: string; uri: string; params: [string, string][] };
     assert.equal(body.path, "/inspect/");
     assert.equal(body.uri, "/inspect/?q=a%20b&token=t&q=second&empty=");
-    assert.deepEqual(body.params, [["q", "a b"], ["token", "t"], ["empty", ""]]);
+    assert.deepEqual(body.params, [
+      ["q", "a b"],
+      ["token", "t"],
+      ["empty", ""],
+    ]);
   });
 
   test("behind a loopback proxy the client address is the last X-Forwarded-For entry", async () => {
@@ -108,7 +132,8 @@ describe("the request object", () => {
   });
 
   test("the client-address rules: loopback forms, ports and brackets", () => {
-    for (const address of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "::FFFF:127.0.0.2", "0:0:0:0:0:0:0:1"]) assert.equal(isLoopback(address), true, address);
+    for (const address of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "::FFFF:127.0.0.2", "0:0:0:0:0:0:0:1"])
+      assert.equal(isLoopback(address), true, address);
     for (const address of ["10.0.0.1", "::ffff:10.0.0.1", "::2", "128.0.0.1"]) assert.equal(isLoopback(address), false, address);
     assert.equal(stripPort("[2001:db8::1]:443"), "2001:db8::1");
     assert.equal(stripPort("[2001:db8::1]"), "2001:db8::1");
@@ -163,7 +188,10 @@ describe("defaults that need their own server", () => {
     });
     try {
       const answer = await ask(server.port, "/inspect", { method: "POST", headers: { "x-http-method-override": "DELETE" } });
-      assert.deepEqual([answer.status, answer.json], [400, { status: 400, message: "Method override headers are not accepted by this server." }]);
+      assert.deepEqual(
+        [answer.status, answer.json],
+        [400, { status: 400, message: "Method override headers are not accepted by this server." }],
+      );
       assert.equal((await ask(server.port, "/inspect", { method: "POST" })).json, "post");
     } finally {
       await server.stop();

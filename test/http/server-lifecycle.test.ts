@@ -87,7 +87,10 @@ describe("the server's settings and lifecycle", () => {
 
   test("a base URI carrying a scheme is refused", () => {
     const server = newServer();
-    assert.throws(() => (server.baseUri = "http://example.com/api"), (error) => refused(error, /scheme/));
+    assert.throws(
+      () => (server.baseUri = "http://example.com/api"),
+      (error) => refused(error, /scheme/),
+    );
     server.baseUri = "";
     assert.equal(server.baseUri, "");
     server.baseUri = "v1/";
@@ -99,9 +102,16 @@ describe("the server's settings and lifecycle", () => {
     server.addBindAddress("127.0.0.1");
     server.addBindAddress("::1");
     for (const bad of ["localhost", "127.0.0.1:80", "[::1]", "example.com", "", "300.1.1.1"]) {
-      assert.throws(() => server.addBindAddress(bad), (error) => refused(error, /not an IPv4 or IPv6 literal/), bad);
+      assert.throws(
+        () => server.addBindAddress(bad),
+        (error) => refused(error, /not an IPv4 or IPv6 literal/),
+        bad,
+      );
     }
-    assert.throws(() => server.addBindAddress("127.0.0.1"), (error) => refused(error, /already added/));
+    assert.throws(
+      () => server.addBindAddress("127.0.0.1"),
+      (error) => refused(error, /already added/),
+    );
     assert.deepEqual(server.bindAddresses, ["127.0.0.1", "::1"]);
   });
 
@@ -203,7 +213,9 @@ describe("the server's settings and lifecycle", () => {
           let text = "";
           res.on("data", (chunk) => (text += chunk));
           res.on("end", () => resolve(text));
-        }).on("error", reject).end();
+        })
+          .on("error", reject)
+          .end();
       });
       assert.equal(v6, '"pong"');
     } finally {

@@ -86,7 +86,10 @@ describe("stopping under load", () => {
       if (outcome.ok) assert.equal(outcome.answer.status, 200, "an answer, when there is one, is whole");
       else assert.match(outcome.code, /ECONNRESET|socket hang up/);
     }
-    assert.ok(outcomes.some((outcome) => !outcome.ok), "the short grace period cut some requests");
+    assert.ok(
+      outcomes.some((outcome) => !outcome.ok),
+      "the short grace period cut some requests",
+    );
     await waitUntil(() => disposed === built);
     assert.equal(disposed, built);
   });

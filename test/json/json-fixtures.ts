@@ -1,6 +1,21 @@
 import {
-  Column, CreatedAt, CreatedBy, DetailColumn, JsonIgnore, JsonIgnoreDeserialize, JsonIgnoreSerialize, Lazy, LazyList, NotFilterable,
-  PrimaryKey, Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn,
+  Column,
+  CreatedAt,
+  CreatedBy,
+  DetailColumn,
+  JsonIgnore,
+  JsonIgnoreDeserialize,
+  JsonIgnoreSerialize,
+  Lazy,
+  LazyList,
+  NotFilterable,
+  PrimaryKey,
+  Sequence,
+  Table,
+  Type,
+  UpdatedAt,
+  UpdatedBy,
+  VersionColumn,
 } from "tenon";
 import type { EngineHarness, TestDatabase } from "../orm/harness.js";
 
@@ -14,9 +29,23 @@ export class Author {
   @JsonIgnoreSerialize @Column("Password", Type.string) password = "";
   @JsonIgnoreDeserialize @Column("Score", Type.int32) score = 0;
   @NotFilterable @Column("Note", Type.string.orNull) note: string | null = null;
-  @Column("FavoriteID", Type.lazy(() => Book)) favorite = new Lazy<Book>();
-  @JsonIgnore @Column("EditorID", Type.lazy(() => Author)) editor = new Lazy<Author>();
-  @JsonIgnoreDeserialize @Column("AgentID", Type.lazy(() => Author)) agent = new Lazy<Author>();
+  @Column(
+    "FavoriteID",
+    Type.lazy(() => Book),
+  )
+  favorite = new Lazy<Book>();
+  @JsonIgnore
+  @Column(
+    "EditorID",
+    Type.lazy(() => Author),
+  )
+  editor = new Lazy<Author>();
+  @JsonIgnoreDeserialize
+  @Column(
+    "AgentID",
+    Type.lazy(() => Author),
+  )
+  agent = new Lazy<Author>();
   @DetailColumn("ID", "AuthorID", () => Book) books = new LazyList<Book>();
   @JsonIgnoreSerialize @DetailColumn("ID", "AuthorID", () => Book) drafts = new LazyList<Book>();
   @JsonIgnore @DetailColumn("ID", "AuthorID", () => Book) archive = new LazyList<Book>();
@@ -33,7 +62,11 @@ export class Author {
 export class Book {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Column("Title", Type.string) title = "";
-  @Column("AuthorID", Type.lazy(() => Author)) author = new Lazy<Author>();
+  @Column(
+    "AuthorID",
+    Type.lazy(() => Author),
+  )
+  author = new Lazy<Author>();
   @Column("Price", Type.decimal(10, 2)) price = "0.00";
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }

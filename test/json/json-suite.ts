@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { EntityMapping, InvalidInputError, JsonContext, JsonSerializerConfig, isDeserialized, isFilterable, isSerialized, type Filter, type JsonObject } from "tenon";
+import {
+  EntityMapping,
+  InvalidInputError,
+  JsonContext,
+  JsonSerializerConfig,
+  isDeserialized,
+  isFilterable,
+  isSerialized,
+  type Filter,
+  type JsonObject,
+} from "tenon";
 import type { EngineHarness, TestDatabase } from "../orm/harness.js";
 import { Author, Book, createJsonSchema, Sample } from "./json-fixtures.js";
 
@@ -53,7 +63,19 @@ export function jsonSuite(harness: EngineHarness): void {
 
     it("entityOnly writes the values and <name>Id of each reference, in declaration order, without ignored members", async () => {
       const json = await author(JsonSerializerConfig.entityOnly);
-      assert.deepEqual(Object.keys(json), ["id", "name", "score", "note", "favoriteId", "agentId", "createdAt", "createdBy", "updatedAt", "updatedBy", "versionId"]);
+      assert.deepEqual(Object.keys(json), [
+        "id",
+        "name",
+        "score",
+        "note",
+        "favoriteId",
+        "agentId",
+        "createdAt",
+        "createdBy",
+        "updatedAt",
+        "updatedBy",
+        "versionId",
+      ]);
       assert.equal(json.name, "Ann");
       assert.equal(json.score, 7);
       assert.equal(json.favoriteId, ids.three);
@@ -105,11 +127,17 @@ export function jsonSuite(harness: EngineHarness): void {
       const before = context.selects;
       const json = await context.toJson(books, JsonSerializerConfig.withRelations);
       assert.equal(context.selects - before, 1);
-      assert.deepEqual(json.map((book) => (book.author as JsonObject).name), ["Ann", "Ann", "Bob"]);
+      assert.deepEqual(
+        json.map((book) => (book.author as JsonObject).name),
+        ["Ann", "Ann", "Bob"],
+      );
       await using single = new JsonContext(db.database);
       const one = await single.toJson(await single.get(Book, ids.three), JsonSerializerConfig.withRelations);
       assert.deepEqual(json[2], one);
-      assert.equal(await context.toJsonText(books, JsonSerializerConfig.entityOnly), JSON.stringify(await context.toJson(books, JsonSerializerConfig.entityOnly)));
+      assert.equal(
+        await context.toJsonText(books, JsonSerializerConfig.entityOnly),
+        JSON.stringify(await context.toJson(books, JsonSerializerConfig.entityOnly)),
+      );
     });
 
     it("every column type round-trips through JSON and the database exactly", async () => {
@@ -132,7 +160,18 @@ export function jsonSuite(harness: EngineHarness): void {
       const empty = context.fromJson(Sample, { big: null, ratio: null, amount: null, flag: null, at: null, data: null });
       await context.insert(empty);
       const emptyJson = await reader.toJson(await reader.get(Sample, empty.id));
-      assert.deepEqual(emptyJson, { id: empty.id, big: null, ratio: null, amount: null, flag: null, at: null, data: null, label: "", count: 0, versionId: 0 });
+      assert.deepEqual(emptyJson, {
+        id: empty.id,
+        big: null,
+        ratio: null,
+        amount: null,
+        flag: null,
+        at: null,
+        data: null,
+        label: "",
+        count: 0,
+        versionId: 0,
+      });
     });
 
     it("int64 input accepts a string of digits or a safe integer and is always written as a string", async () => {
@@ -141,7 +180,11 @@ export function jsonSuite(harness: EngineHarness): void {
       assert.equal(context.fromJson(Sample, { big: 42 }).big, 42n);
       assert.equal((await context.toJson(context.fromJson(Sample, { big: 42 }))).big, "42");
       for (const bad of [2 ** 53, 1.5, "12a", "9223372036854775808", true]) {
-        assert.throws(() => context.fromJson(Sample, { big: bad }), (error: unknown) => error instanceof InvalidInputError && /big/.test(error.message), String(bad));
+        assert.throws(
+          () => context.fromJson(Sample, { big: bad }),
+          (error: unknown) => error instanceof InvalidInputError && /big/.test(error.message),
+          String(bad),
+        );
       }
     });
 
@@ -152,7 +195,11 @@ export function jsonSuite(harness: EngineHarness): void {
       assert.equal(context.fromJson(Sample, { amount: "1.23450" }).amount, "1.2345");
       assert.equal(context.fromJson(Sample, { amount: 1e-4 }).amount, "0.0001");
       for (const bad of ["1.23456", "123456789012345", "1e3", "abc", true, [1]]) {
-        assert.throws(() => context.fromJson(Sample, { amount: bad }), (error: unknown) => error instanceof InvalidInputError && /amount/.test(error.message), String(bad));
+        assert.throws(
+          () => context.fromJson(Sample, { amount: bad }),
+          (error: unknown) => error instanceof InvalidInputError && /amount/.test(error.message),
+          String(bad),
+        );
       }
     });
 
@@ -161,13 +208,26 @@ export function jsonSuite(harness: EngineHarness): void {
       assert.equal(context.fromJson(Sample, { at: "2024-05-01T12:00:00+02:00" }).at?.toISOString(), "2024-05-01T10:00:00.000Z");
       assert.equal(context.fromJson(Sample, { at: "2024-05-01" }).at?.toISOString(), "2024-05-01T00:00:00.000Z");
       for (const bad of ["2024-05-01T12:00:00", "2024-02-30T00:00:00Z", "01/05/2024", "2024-05-01T24:00:00Z", 1714557600000, "yesterday"]) {
-        assert.throws(() => context.fromJson(Sample, { at: bad }), (error: unknown) => error instanceof InvalidInputError && /Property at/.test(error.message), String(bad));
+        assert.throws(
+          () => context.fromJson(Sample, { at: bad }),
+          (error: unknown) => error instanceof InvalidInputError && /Property at/.test(error.message),
+          String(bad),
+        );
       }
     });
 
     it("a value of the wrong JSON type is an InvalidInputError naming the property", async () => {
       await using context = new JsonContext(db.database);
-      const cases: [string, unknown][] = [["flag", "true"], ["ratio", "0.5"], ["count", 1.5], ["count", 2 ** 31], ["label", 5], ["label", null], ["data", "not base64!"], ["id", "7"]];
+      const cases: [string, unknown][] = [
+        ["flag", "true"],
+        ["ratio", "0.5"],
+        ["count", 1.5],
+        ["count", 2 ** 31],
+        ["label", 5],
+        ["label", null],
+        ["data", "not base64!"],
+        ["id", "7"],
+      ];
       for (const [property, value] of cases) {
         assert.throws(
           () => context.fromJson(Sample, { [property]: value }),
@@ -183,9 +243,19 @@ export function jsonSuite(harness: EngineHarness): void {
     it("fromJson never reads change-tracking or ignored columns, reads a Lazy from <name>Id only, and ignores unknown properties", async () => {
       await using context = new JsonContext(db.database);
       const author = context.fromJson(Author, {
-        name: "Cy", secret: "x", password: "pw", score: 99, createdAt: "2020-01-01T00:00:00Z", createdBy: "mallory",
-        updatedAt: "2020-01-01T00:00:00Z", updatedBy: "mallory", favoriteId: ids.one, favorite: { id: ids.two },
-        editorId: ids.a, agentId: ids.a, unknown: true,
+        name: "Cy",
+        secret: "x",
+        password: "pw",
+        score: 99,
+        createdAt: "2020-01-01T00:00:00Z",
+        createdBy: "mallory",
+        updatedAt: "2020-01-01T00:00:00Z",
+        updatedBy: "mallory",
+        favoriteId: ids.one,
+        favorite: { id: ids.two },
+        editorId: ids.a,
+        agentId: ids.a,
+        unknown: true,
       });
       assert.equal(author.name, "Cy");
       assert.equal(author.secret, "", "@JsonIgnore");
@@ -208,16 +278,38 @@ export function jsonSuite(harness: EngineHarness): void {
       await using context = new JsonContext(db.database);
       const author = context.fromJson(Author, {
         name: "Dee",
-        books: [{ title: "A", price: "1" }, { title: "B", authorId: 5 }],
+        books: [
+          { title: "A", price: "1" },
+          { title: "B", authorId: 5 },
+        ],
         drafts: [{ title: "Draft" }],
         archive: [{ title: "Never" }],
       });
-      assert.deepEqual((await author.books.load()).map((book) => [book.title, book.price, book.author.id]), [["A", "1.00", null], ["B", "0.00", 5]]);
-      assert.deepEqual((await author.drafts.load()).map((book) => book.title), ["Draft"], "@JsonIgnoreSerialize details are read");
+      assert.deepEqual(
+        (await author.books.load()).map((book) => [book.title, book.price, book.author.id]),
+        [
+          ["A", "1.00", null],
+          ["B", "0.00", 5],
+        ],
+      );
+      assert.deepEqual(
+        (await author.drafts.load()).map((book) => book.title),
+        ["Draft"],
+        "@JsonIgnoreSerialize details are read",
+      );
       assert.equal(author.archive.isLoaded, false, "@JsonIgnore details are not read");
-      assert.throws(() => context.fromJson(Author, { books: { title: "x" } }), (error: unknown) => error instanceof InvalidInputError && /Property books/.test(error.message));
-      assert.throws(() => context.fromJson(Author, { books: [{}, "x"] }), (error: unknown) => error instanceof InvalidInputError && /books\[1\]/.test(error.message));
-      assert.throws(() => context.fromJson(Author, { books: [{ price: "1.234" }] }), (error: unknown) => error instanceof InvalidInputError && /price/.test(error.message));
+      assert.throws(
+        () => context.fromJson(Author, { books: { title: "x" } }),
+        (error: unknown) => error instanceof InvalidInputError && /Property books/.test(error.message),
+      );
+      assert.throws(
+        () => context.fromJson(Author, { books: [{}, "x"] }),
+        (error: unknown) => error instanceof InvalidInputError && /books\[1\]/.test(error.message),
+      );
+      assert.throws(
+        () => context.fromJson(Author, { books: [{ price: "1.234" }] }),
+        (error: unknown) => error instanceof InvalidInputError && /price/.test(error.message),
+      );
     });
 
     it("metadataToJson publishes JSON names and types, flags only when false, and leaves out what JSON never touches", async () => {
@@ -244,7 +336,10 @@ export function jsonSuite(harness: EngineHarness): void {
         ],
       });
       const sample = context.metadataToJson(Sample) as { properties: JsonObject[] };
-      assert.deepEqual(sample.properties.find((p) => p.name === "amount"), { name: "amount", type: "decimal", precision: 18, scale: 4 });
+      assert.deepEqual(
+        sample.properties.find((p) => p.name === "amount"),
+        { name: "amount", type: "decimal", precision: 18, scale: 4 },
+      );
       (sample.properties as JsonObject[]).length = 0;
       assert.equal((context.metadataToJson(Sample).properties as JsonObject[]).length, 10, "callers get their own copy");
     });
@@ -252,15 +347,23 @@ export function jsonSuite(harness: EngineHarness): void {
     it("isSerialized, isDeserialized and isFilterable answer the one rule set the HTTP filter uses", () => {
       const mapping = EntityMapping.of(Author);
       const column = (name: string) => mapping.column(name)!;
-      assert.deepEqual(["name", "secret", "password", "score", "note", "createdBy", "favorite"].map((n) => [n, isSerialized(column(n)), isDeserialized(column(n)), isFilterable(column(n))]), [
-        ["name", true, true, true],
-        ["secret", false, false, false],
-        ["password", false, true, false],
-        ["score", true, false, true],
-        ["note", true, true, false],
-        ["createdBy", true, false, true],
-        ["favorite", true, true, true],
-      ]);
+      assert.deepEqual(
+        ["name", "secret", "password", "score", "note", "createdBy", "favorite"].map((n) => [
+          n,
+          isSerialized(column(n)),
+          isDeserialized(column(n)),
+          isFilterable(column(n)),
+        ]),
+        [
+          ["name", true, true, true],
+          ["secret", false, false, false],
+          ["password", false, true, false],
+          ["score", true, false, true],
+          ["note", true, true, false],
+          ["createdBy", true, false, true],
+          ["favorite", true, true, true],
+        ],
+      );
     });
   });
 }

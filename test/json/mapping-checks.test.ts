@@ -9,16 +9,26 @@ describe("JSON decorators at mapping time", () => {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
       @JsonIgnore cache = "";
     }
-    assert.throws(() => EntityMapping.of(Unmapped), (error: unknown) => error instanceof MappingError && /Unmapped/.test(error.message) && /cache/.test(error.message));
+    assert.throws(
+      () => EntityMapping.of(Unmapped),
+      (error: unknown) => error instanceof MappingError && /Unmapped/.test(error.message) && /cache/.test(error.message),
+    );
   });
 
   it("a Lazy field whose <name>Id clashes with another field's JSON name is refused", () => {
     @Table("T")
     class Clash {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
-      @Column("ParentID", Type.lazy(() => Clash)) parent = new Lazy<Clash>();
+      @Column(
+        "ParentID",
+        Type.lazy(() => Clash),
+      )
+      parent = new Lazy<Clash>();
       @Column("ParentRef", Type.int32) parentId = 0;
     }
-    assert.throws(() => EntityMapping.of(Clash), (error: unknown) => error instanceof MappingError && /parentId/.test(error.message));
+    assert.throws(
+      () => EntityMapping.of(Clash),
+      (error: unknown) => error instanceof MappingError && /parentId/.test(error.message),
+    );
   });
 });

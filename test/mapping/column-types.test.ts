@@ -27,10 +27,18 @@ export class Pairings {
   // @ts-expect-error @CreatedBy needs a string
   @CreatedBy @Column("G", Type.int32) g = 0;
   // @ts-expect-error a lazy column holds a Lazy of its target
-  @Column("H", Type.lazy(() => Other)) h = 0;
+  @Column(
+    "H",
+    Type.lazy(() => Other),
+  )
+  h = 0;
   // @ts-expect-error a detail column holds a LazyList
   @DetailColumn("ID", "PairingID", () => Other) i: Other[] = [];
-  @Column("J", Type.lazy(() => Other)) j = new Lazy<Other>();
+  @Column(
+    "J",
+    Type.lazy(() => Other),
+  )
+  j = new Lazy<Other>();
   @DetailColumn("ID", "PairingID", () => Other) k = new LazyList<Other>();
   @Column("L", Type.decimal(10, 2)) l = "0.00";
   @Column("M", Type.date.orNull) m: Date | null = null;

@@ -1,17 +1,40 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
-  Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, DetailColumn, EntityMapping, Join, JoinKind, LazyList, MappingError, NotFilterable,
-  PrimaryKey, Relation, Sequence, Table, TenonError, Type, UpdatedBy, VersionColumn, WhereClause, WhereClauseParameter,
+  Column,
+  CreatedAt,
+  CreatedBy,
+  DeletedAt,
+  DeletedBy,
+  DetailColumn,
+  EntityMapping,
+  Join,
+  JoinKind,
+  LazyList,
+  MappingError,
+  NotFilterable,
+  PrimaryKey,
+  Relation,
+  Sequence,
+  Table,
+  TenonError,
+  Type,
+  UpdatedBy,
+  VersionColumn,
+  WhereClause,
+  WhereClauseParameter,
 } from "tenon";
 
 function refused(entityClass: abstract new () => object, pattern: RegExp): void {
-  assert.throws(() => EntityMapping.of(entityClass), (error: unknown) => {
-    assert.ok(error instanceof MappingError, `expected MappingError, got ${String(error)}`);
-    assert.ok(error instanceof TenonError);
-    assert.match((error as Error).message, pattern);
-    return true;
-  });
+  assert.throws(
+    () => EntityMapping.of(entityClass),
+    (error: unknown) => {
+      assert.ok(error instanceof MappingError, `expected MappingError, got ${String(error)}`);
+      assert.ok(error instanceof TenonError);
+      assert.match((error as Error).message, pattern);
+      return true;
+    },
+  );
 }
 
 describe("mapping an entity class", () => {
@@ -29,7 +52,10 @@ describe("mapping an entity class", () => {
     assert.equal(mapping.sequenceName, "ThingsID");
     assert.equal(mapping.primaryKey.property, "id");
     assert.equal(mapping.versionColumn?.columnName, "VersionID");
-    assert.deepEqual(mapping.columns.map((c) => c.property), ["id", "name", "secret", "versionId"]);
+    assert.deepEqual(
+      mapping.columns.map((c) => c.property),
+      ["id", "name", "secret", "versionId"],
+    );
     assert.equal(mapping.column("secret")?.filterable, false);
     assert.equal(mapping.column("name")?.filterable, true);
     assert.equal(EntityMapping.of(Thing), mapping, "the mapping is built once");

@@ -1,7 +1,36 @@
 import {
-  AfterDelete, AfterInsert, AfterUpdate, BeforeDelete, BeforeInsert, BeforeUpdate, Column, Context, DeleteEvent, DisplayName,
-  Email, FilterBuilder, Greater, InsertEvent, Lazy, Less, MaxLength, MaxValue, MinLength, MinValue, PrimaryKey, Range, Regex,
-  Required, Sequence, Table, Type, UpdateEvent, Validator, ValidationErrors, VersionColumn, type EntityEvent,
+  AfterDelete,
+  AfterInsert,
+  AfterUpdate,
+  BeforeDelete,
+  BeforeInsert,
+  BeforeUpdate,
+  Column,
+  type Context,
+  DeleteEvent,
+  DisplayName,
+  Email,
+  FilterBuilder,
+  Greater,
+  InsertEvent,
+  Lazy,
+  Less,
+  MaxLength,
+  MaxValue,
+  MinLength,
+  MinValue,
+  PrimaryKey,
+  Range,
+  Regex,
+  Required,
+  Sequence,
+  Table,
+  Type,
+  UpdateEvent,
+  Validator,
+  type ValidationErrors,
+  VersionColumn,
+  type EntityEvent,
 } from "tenon";
 import type { EngineHarness, TestDatabase } from "./harness.js";
 
@@ -29,7 +58,12 @@ export class Member {
   @Greater(0) @Less(1000) @Column("Price", Type.decimal(10, 2)) price = "1.00";
   @Range(0.5, 1.5) @Column("Ratio", Type.float.orNull) ratio: number | null = null;
   @MinValue(-5) @Column("Level", Type.int32) level = 0;
-  @Required("A member needs a club.") @Column("ClubID", Type.lazy(() => Club)) club = new Lazy<Club>();
+  @Required("A member needs a club.")
+  @Column(
+    "ClubID",
+    Type.lazy(() => Club),
+  )
+  club = new Lazy<Club>();
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 
   /** Names are unique among members: a validator that asks the database through the context. */
@@ -135,7 +169,11 @@ export class Item {
   @Column("Price", Type.float) price = 0;
   @Column("Qty", Type.int32) qty = 0;
   @Column("Note", Type.string.orNull) note: string | null = null;
-  @Column("ClubID", Type.lazy(() => Club)) club = new Lazy<Club>();
+  @Column(
+    "ClubID",
+    Type.lazy(() => Club),
+  )
+  club = new Lazy<Club>();
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }
 

@@ -1,6 +1,26 @@
 import {
-  Column, type Context, CreatedAt, CreatedBy, DeletedAt, DeletedBy, DetailColumn, Join, JoinKind, Lazy, LazyList, NotFilterable,
-  PrimaryKey, Relation, Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn, WhereClause, WhereClauseParameter,
+  Column,
+  type Context,
+  CreatedAt,
+  CreatedBy,
+  DeletedAt,
+  DeletedBy,
+  DetailColumn,
+  Join,
+  JoinKind,
+  Lazy,
+  LazyList,
+  NotFilterable,
+  PrimaryKey,
+  Relation,
+  Sequence,
+  Table,
+  Type,
+  UpdatedAt,
+  UpdatedBy,
+  VersionColumn,
+  WhereClause,
+  WhereClauseParameter,
 } from "tenon";
 
 /** A company: soft delete, all six change-tracking columns, a blocking relation to its employees. */
@@ -50,7 +70,11 @@ export class Employee {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Column("FirstName", Type.string) firstName = "";
   @Column("LastName", Type.string) lastName = "";
-  @Column("CompanyID", Type.lazy(() => Company)) company = new Lazy<Company>();
+  @Column(
+    "CompanyID",
+    Type.lazy(() => Company),
+  )
+  company = new Lazy<Company>();
   @NotFilterable @Column("Salary", Type.float.orNull) salary: number | null = null;
   @Column("Notes", Type.string.orNull) #notes: string | null = null;
   @CreatedAt @Column("CreatedAt", Type.date.orNull) createdAt: Date | null = null;
@@ -75,7 +99,11 @@ export class Employee {
 export class Order {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Column("Number", Type.string) number = "";
-  @Column("CompanyID", Type.lazy(() => Company)) company = new Lazy<Company>();
+  @Column(
+    "CompanyID",
+    Type.lazy(() => Company),
+  )
+  company = new Lazy<Company>();
   @Column("Total", Type.decimal(18, 2)) total = "0.00";
   @DetailColumn("ID", "OrderID", () => OrderLine) lines = new LazyList<OrderLine>();
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
@@ -86,7 +114,11 @@ export class Order {
 @Sequence("OrderLinesID")
 export class OrderLine {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
-  @Column("OrderID", Type.lazy(() => Order)) order = new Lazy<Order>();
+  @Column(
+    "OrderID",
+    Type.lazy(() => Order),
+  )
+  order = new Lazy<Order>();
   @Column("Product", Type.string) product = "";
   @Column("Quantity", Type.int32) quantity = 1;
   @Column("Price", Type.decimal(18, 2)) price = "0.00";

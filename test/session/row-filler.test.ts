@@ -11,7 +11,10 @@ import { Employee, Gadget } from "../orm/fixtures.js";
 
 /** Every own field of an entity, Lazy references as their key and dates as their time (an invalid one too), for comparison. */
 function fieldsOf(entity: object): unknown {
-  return Object.entries(entity).map(([name, value]) => [name, value instanceof Lazy ? { lazy: value.id } : value instanceof Date ? { time: String(value.getTime()) } : value]);
+  return Object.entries(entity).map(([name, value]) => [
+    name,
+    value instanceof Lazy ? { lazy: value.id } : value instanceof Date ? { time: String(value.getTime()) } : value,
+  ]);
 }
 
 const rows: { entityClass: new () => object; row: unknown[] }[] = [
@@ -63,7 +66,9 @@ describe("row filler", () => {
       rowFillerOf(mapping.columns)(employee, [4, "Ann", null, 7, 1000, "note", null, null, null, null, 3], new SqliteDialect());
       console.log(JSON.stringify({ compiled: compileRowFiller(mapping.columns) === undefined ? "refused" : "built",
         fields: [employee.id, employee.firstName, employee.lastName, employee.company.id, employee.salary, employee.notes, employee.versionId] }));`;
-    const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], { encoding: "utf8" });
+    const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout), { compiled: "refused", fields: [4, "Ann", "", 7, 1000, "note", 3] });
   });

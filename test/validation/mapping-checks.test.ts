@@ -1,6 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Column, DetailColumn, DisplayName, Email, EntityMapping, LazyList, MappingError, MaxLength, MaxValue, PrimaryKey, Range, Regex, Required, Table, Type, Validator } from "tenon";
+import {
+  Column,
+  DetailColumn,
+  DisplayName,
+  Email,
+  EntityMapping,
+  LazyList,
+  MappingError,
+  MaxLength,
+  MaxValue,
+  PrimaryKey,
+  Range,
+  Regex,
+  Required,
+  Table,
+  Type,
+  Validator,
+} from "tenon";
 
 /** Misused validation decorators are refused when the class is first mapped, never at run time. */
 describe("validation decorators at mapping time", () => {
@@ -10,7 +27,14 @@ describe("validation decorators at mapping time", () => {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
       @Regex("([a-z]+") @Column("Code", Type.string) code = "";
     }
-    assert.throws(() => EntityMapping.of(BadPattern), (error: unknown) => error instanceof MappingError && /BadPattern/.test(error.message) && /code/.test(error.message) && /\(\[a-z\]\+/.test(error.message));
+    assert.throws(
+      () => EntityMapping.of(BadPattern),
+      (error: unknown) =>
+        error instanceof MappingError &&
+        /BadPattern/.test(error.message) &&
+        /code/.test(error.message) &&
+        /\(\[a-z\]\+/.test(error.message),
+    );
     assert.throws(() => EntityMapping.of(BadPattern), MappingError, "refused again on the next attempt, never cached");
   });
 
@@ -32,7 +56,8 @@ describe("validation decorators at mapping time", () => {
       // @ts-expect-error: a string rule on a number field does not compile either
       @Email() @Column("N", Type.float) n = 0;
     }
-    for (const entity of [LengthOnNumber, RangeOnText, EmailOnNumber] as (new () => object)[]) assert.throws(() => EntityMapping.of(entity), MappingError, entity.name);
+    for (const entity of [LengthOnNumber, RangeOnText, EmailOnNumber] as (new () => object)[])
+      assert.throws(() => EntityMapping.of(entity), MappingError, entity.name);
   });
 
   it("a rule on an unmapped field, a detail list or a method is refused", () => {
@@ -46,7 +71,12 @@ describe("validation decorators at mapping time", () => {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
       @Required() @DetailColumn("ID", "ParentID", () => OnDetail) children = new LazyList<OnDetail>();
     }
-    for (const entity of [OnPlainField, OnDetail] as (new () => object)[]) assert.throws(() => EntityMapping.of(entity), (error: unknown) => error instanceof MappingError && /mapped column fields only/.test(error.message), entity.name);
+    for (const entity of [OnPlainField, OnDetail] as (new () => object)[])
+      assert.throws(
+        () => EntityMapping.of(entity),
+        (error: unknown) => error instanceof MappingError && /mapped column fields only/.test(error.message),
+        entity.name,
+      );
   });
 
   it("a duplicate rule, a range upside down, a negative length and a non-finite limit are refused", () => {
@@ -75,7 +105,8 @@ describe("validation decorators at mapping time", () => {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
       @DisplayName("a") @DisplayName("b") @Column("N", Type.int32) n = 0;
     }
-    for (const entity of [Twice, UpsideDown, Negative, Infinite, TwoNames] as (new () => object)[]) assert.throws(() => EntityMapping.of(entity), MappingError, entity.name);
+    for (const entity of [Twice, UpsideDown, Negative, Infinite, TwoNames] as (new () => object)[])
+      assert.throws(() => EntityMapping.of(entity), MappingError, entity.name);
   });
 
   it("a static @Validator is refused and an instance one, even #private, is accepted", () => {
@@ -84,10 +115,14 @@ describe("validation decorators at mapping time", () => {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
       @Validator static check(): void {}
     }
-    assert.throws(() => EntityMapping.of(StaticValidator), (error: unknown) => error instanceof MappingError && /StaticValidator/.test(error.message));
+    assert.throws(
+      () => EntityMapping.of(StaticValidator),
+      (error: unknown) => error instanceof MappingError && /StaticValidator/.test(error.message),
+    );
     @Table("T")
     class PrivateValidator {
       @PrimaryKey @Column("ID", Type.int32) id = 0;
+      // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the test is that a decorated private member is refused or reached.
       @Validator #check(): void {}
     }
     assert.equal(EntityMapping.of(PrivateValidator).name, "PrivateValidator");

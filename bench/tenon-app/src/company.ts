@@ -1,6 +1,21 @@
 import {
-  Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, Email, MaxLength, PrimaryKey, Range, Regex, Required, Sequence,
-  Table, Type, UpdatedAt, UpdatedBy, VersionColumn,
+  Column,
+  CreatedAt,
+  CreatedBy,
+  DeletedAt,
+  DeletedBy,
+  Email,
+  MaxLength,
+  PrimaryKey,
+  Range,
+  Regex,
+  Required,
+  Sequence,
+  Table,
+  Type,
+  UpdatedAt,
+  UpdatedBy,
+  VersionColumn,
 } from "tenon";
 
 /** The demo's Company (DEMO.md) on the bench's table: validation, all six change-tracking columns, soft delete. */

@@ -1,4 +1,11 @@
-import { HttpLogWriter, JsonLinesLogWriter, type HttpLogAction, type HttpLogRequest, type HttpLogResponse, type HttpServer } from "tenon/http";
+import {
+  HttpLogWriter,
+  JsonLinesLogWriter,
+  type HttpLogAction,
+  type HttpLogRequest,
+  type HttpLogResponse,
+  type HttpServer,
+} from "tenon/http";
 
 /** S6-slow: a writer that takes 50 ms per entry (without blocking the process, like a slow remote sink). */
 class SlowLogWriter extends HttpLogWriter {

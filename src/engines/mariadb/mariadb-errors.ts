@@ -20,7 +20,9 @@ export function mariaDbError(error: unknown): DatabaseError {
   if (error instanceof DatabaseError) return error;
   if (!isSqlError(error)) return new DatabaseError(`MariaDB: ${(error as Error | null)?.message ?? String(error)}`, { cause: error });
   const message = error.text ?? error.message;
-  const code = [error.code, error.sqlState === undefined || error.sqlState === null ? undefined : `SQLSTATE ${error.sqlState}`].filter((part) => part !== null && part !== undefined).join(", ");
+  const code = [error.code, error.sqlState === undefined || error.sqlState === null ? undefined : `SQLSTATE ${error.sqlState}`]
+    .filter((part) => part !== null && part !== undefined)
+    .join(", ");
   const prefix = error.fatal ? "MariaDB: the connection to the server was lost: " : "MariaDB: ";
   return new DatabaseError(`${prefix}${message}${code === "" ? "" : ` (${code})`}.`, { cause: error });
 }
@@ -42,7 +44,10 @@ export function connectionGivenBack(): DatabaseError {
 
 /** The sequence of an entity does not exist: Tenon never creates it (SPEC.md 2.8 rule 1). */
 export function missingSequence(quotedName: string, cause: unknown): DatabaseError {
-  return new DatabaseError(`MariaDB: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`, { cause });
+  return new DatabaseError(
+    `MariaDB: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`,
+    { cause },
+  );
 }
 
 /** The connection string could not be read. */

@@ -17,7 +17,12 @@ export class PostgresConnection extends PooledConnection<pg.QueryResult<unknown[
     super(
       {
         send: (sql, parameters) =>
-          client.query<unknown[]>({ text: sql, values: parameters as unknown[], rowMode: "array", name: database.statementName(sql, parameters.length) }),
+          client.query<unknown[]>({
+            text: sql,
+            values: parameters as unknown[],
+            rowMode: "array",
+            name: database.statementName(sql, parameters.length),
+          }),
         giveBack: (close) => client.release(close ? new Error("Tenon: connection closed instead of pooled") : undefined),
         listen: (handler) => {
           onError = handler;

@@ -24,13 +24,17 @@ export function postgresError(error: unknown): DatabaseError {
   const message = (error as Error | null)?.message ?? String(error);
   const state = sqlState(error);
   const code = state === undefined ? "" : ` (SQLSTATE ${state})`;
-  const text = isConnectionLost(error) ? `PostgreSQL: the connection to the server was lost: ${message}${code}.` : `PostgreSQL: ${message}${code}.`;
+  const text = isConnectionLost(error)
+    ? `PostgreSQL: the connection to the server was lost: ${message}${code}.`
+    : `PostgreSQL: ${message}${code}.`;
   return new DatabaseError(text, { cause: error });
 }
 
 /** The first statement of a session could not get a connection. */
 export function cannotConnect(where: string, error: unknown): DatabaseError {
-  return new DatabaseError(`PostgreSQL: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`, { cause: error });
+  return new DatabaseError(`PostgreSQL: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`, {
+    cause: error,
+  });
 }
 
 /** A session asked a closed database for a connection. */
@@ -45,10 +49,15 @@ export function connectionGivenBack(): DatabaseError {
 
 /** The sequence of an entity does not exist: Tenon never creates it (SPEC.md 2.8 rule 1). */
 export function missingSequence(quotedName: string, cause: unknown): DatabaseError {
-  return new DatabaseError(`PostgreSQL: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`, { cause });
+  return new DatabaseError(
+    `PostgreSQL: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`,
+    { cause },
+  );
 }
 
 /** The connection string could not be read. */
 export function notAUrl(error: unknown): DatabaseError {
-  return new DatabaseError("PostgreSQL: the connection string is not a URL (postgres://user:password@host:5432/database).", { cause: error });
+  return new DatabaseError("PostgreSQL: the connection string is not a URL (postgres://user:password@host:5432/database).", {
+    cause: error,
+  });
 }

@@ -35,7 +35,9 @@ export class SqliteDialect implements Dialect {
       case "date":
         return formatIsoDate(value as Date);
       case "blob":
-        return Buffer.isBuffer(value) ? value : Buffer.from((value as Uint8Array).buffer, (value as Uint8Array).byteOffset, (value as Uint8Array).byteLength);
+        return Buffer.isBuffer(value)
+          ? value
+          : Buffer.from((value as Uint8Array).buffer, (value as Uint8Array).byteOffset, (value as Uint8Array).byteLength);
       default:
         return this.toParameter(value);
     }

@@ -60,7 +60,12 @@ export class JwtKeyring {
   /** Signs `payload` as a compact JWT with `kid` in its header; `iat` and `exp` are set. */
   async sign(payload: JwtPayload, options: JwtSignOptions = {}): Promise<string> {
     let kid = options.kid;
-    if (kid === undefined) for (const [id, entry] of this.#keys) if (entry.signKey !== undefined) { kid = id; break; }
+    if (kid === undefined)
+      for (const [id, entry] of this.#keys)
+        if (entry.signKey !== undefined) {
+          kid = id;
+          break;
+        }
     const entry = kid === undefined ? undefined : this.#keys.get(kid);
     if (kid === undefined || entry?.signKey === undefined) throw new HttpServerError(HttpTexts.bearerNoKey);
     return new SignJWT(payload)

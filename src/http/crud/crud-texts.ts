@@ -3,7 +3,8 @@ export const CrudTexts = {
   columnNotFilterable: (name: string): string =>
     `Column ${name} cannot be used in a filter: it is not a column of this entity, or it is marked as not filterable.`,
   filterNotObject: "The filter body must be a JSON object.",
-  unknownFilterProperty: (name: string): string => `The filter body has an unknown property "${name}"; expected where, orderBy, start and limit.`,
+  unknownFilterProperty: (name: string): string =>
+    `The filter body has an unknown property "${name}"; expected where, orderBy, start and limit.`,
   whereNotArray: "The filter property where must be an array.",
   orderByNotArray: "The filter property orderBy must be an array.",
   conditionNotObject: "Each where item must be an object with columnName and condition, or with or.",

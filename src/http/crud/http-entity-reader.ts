@@ -83,7 +83,8 @@ export class HttpEntityReader<T extends object> {
       const context = this.context;
       const options = { includeDeleted: this.filterParameters.includeDeleted };
       // A context class that overrides tryGet is read through its override.
-      const found = context.tryGet === ownTryGet ? context.tryGetNow(this.entityClass, id, options) : context.tryGet(this.entityClass, id, options);
+      const found =
+        context.tryGet === ownTryGet ? context.tryGetNow(this.entityClass, id, options) : context.tryGet(this.entityClass, id, options);
       if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config));
       const json = this.#json(found, id, config);
       return json instanceof Promise ? json : Promise.resolve(json);

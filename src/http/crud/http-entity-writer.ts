@@ -64,7 +64,8 @@ export class HttpEntityWriter<T extends object> {
     // An id from the client is checked and inserted in one transaction, so that a concurrent insert of the same id answers 409.
     await this.#write(!drawn || this.onBeforeInsert !== undefined || this.onAfterInsert !== undefined, async () => {
       if (drawn) await this.context.setSequenceId(entity);
-      else if ((await this.context.tryGet(this.entityClass, id, { includeDeleted: true })) !== null) throw new HttpError(409, CrudTexts.idTaken(id));
+      else if ((await this.context.tryGet(this.entityClass, id, { includeDeleted: true })) !== null)
+        throw new HttpError(409, CrudTexts.idTaken(id));
       await this.onBeforeInsert?.(entity);
       await this.context.insert(entity);
       await this.onApplyDetails?.(entity);
@@ -80,7 +81,8 @@ export class HttpEntityWriter<T extends object> {
    */
   async update(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     const id = this.context.getId(this.entityClass, json);
-    if (id === undefined) throw new InvalidInputError(`The body has no ${this.#mapping.primaryKey.property}: an update needs the id of the entity.`);
+    if (id === undefined)
+      throw new InvalidInputError(`The body has no ${this.#mapping.primaryKey.property}: an update needs the id of the entity.`);
     const version = this.#mapping.versionColumn;
     if (version !== undefined && typeof (json as Record<string, unknown>)[version.property] !== "number") {
       throw new InvalidInputError(`The body has no ${version.property}: an update needs the version the entity was read with.`);
@@ -95,7 +97,8 @@ export class HttpEntityWriter<T extends object> {
         await this.onAfterUpdate?.(entity);
       });
     } catch (error) {
-      if (error instanceof ConcurrentUpdateError && (await this.context.tryGet(this.entityClass, id)) === null) throw new HttpNotFoundError(id);
+      if (error instanceof ConcurrentUpdateError && (await this.context.tryGet(this.entityClass, id)) === null)
+        throw new HttpNotFoundError(id);
       throw error;
     }
     await this.context.refresh(entity);

@@ -24,8 +24,17 @@ const orderByKeys = new Set(["columnname", "direction"]);
 const topKeys = new Set(["where", "orderby", "start", "limit"]);
 
 const operators = new Map<string, ComparisonOperator | "IN" | "IS NULL" | "IS NOT NULL">([
-  ["=", "="], ["<>", "<>"], ["<", "<"], ["<=", "<="], [">", ">"], [">=", ">="],
-  ["LIKE", "LIKE"], ["NOT LIKE", "NOT LIKE"], ["IN", "IN"], ["IS NULL", "IS NULL"], ["IS NOT NULL", "IS NOT NULL"],
+  ["=", "="],
+  ["<>", "<>"],
+  ["<", "<"],
+  ["<=", "<="],
+  [">", ">"],
+  [">=", ">="],
+  ["LIKE", "LIKE"],
+  ["NOT LIKE", "NOT LIKE"],
+  ["IN", "IN"],
+  ["IS NULL", "IS NULL"],
+  ["IS NOT NULL", "IS NOT NULL"],
 ]);
 
 function fail(message: string): never {
@@ -136,7 +145,8 @@ function parseItem(
   if (counter.max !== undefined && counter.leaves > counter.max) fail(CrudTexts.tooManyConditions(counter.max));
   const column = columns.find(name) ?? fail(CrudTexts.columnNotFilterable(name));
   if (typeof conditionText !== "string") fail(CrudTexts.conditionMissing(name));
-  const operator = operators.get(conditionText.trim().replace(/\s+/g, " ").toUpperCase()) ?? fail(CrudTexts.unknownCondition(conditionText));
+  const operator =
+    operators.get(conditionText.trim().replace(/\s+/g, " ").toUpperCase()) ?? fail(CrudTexts.unknownCondition(conditionText));
   if (operator === "IS NULL" || operator === "IS NOT NULL") {
     if (hasValue && value !== null) fail(CrudTexts.valueNotAllowed(name, operator));
     return { kind: "null", column, negated: operator === "IS NOT NULL" };

@@ -103,7 +103,11 @@ function redactContent<Req>(redactor: RedactContent<Req> | undefined, request: R
  * its size, known without reading it, is within `maxContentLength`; a form-encoded body becomes parameters
  * and is omitted with the content; any other body must be valid JSON.
  */
-export function buildLogRequest<Req extends LoggedRequest>(request: Req, parameters: HttpLogParameters, redactor: RedactContent<Req> | undefined): HttpLogRequest {
+export function buildLogRequest<Req extends LoggedRequest>(
+  request: Req,
+  parameters: HttpLogParameters,
+  redactor: RedactContent<Req> | undefined,
+): HttpLogRequest {
   const body = request.body;
   const contentLength = body.byteLength;
   const form = isForm(request.contentType);

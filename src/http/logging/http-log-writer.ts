@@ -24,7 +24,12 @@ export abstract class HttpLogWriter {
 
   /** Writes the detail of a response with status >= 500. The default forwards to `writeAction`. */
   writeError(error: HttpLogError): void | Promise<void> {
-    const message = logTexts.error(error.exceptionClassName, error.exceptionMessage, error.nestedExceptionClassName, error.nestedExceptionMessage);
+    const message = logTexts.error(
+      error.exceptionClassName,
+      error.exceptionMessage,
+      error.nestedExceptionClassName,
+      error.nestedExceptionMessage,
+    );
     return this.writeAction(new HttpLogAction(error.host, message, error.taskId, error.time));
   }
 

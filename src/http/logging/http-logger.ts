@@ -1,7 +1,14 @@
-import { buildLogError, buildLogRequest, buildLogResponse, type LoggedRequest, type LoggedResponse, type RedactContent } from "./http-log-capture.js";
+import {
+  buildLogError,
+  buildLogRequest,
+  buildLogResponse,
+  type LoggedRequest,
+  type LoggedResponse,
+  type RedactContent,
+} from "./http-log-capture.js";
 import { HttpLogParameters } from "./http-log-parameters.js";
 import { HttpLogAction } from "./http-log-records.js";
-import { HttpLogWriter, type HttpLogWriterClass } from "./http-log-writer.js";
+import type { HttpLogWriter, HttpLogWriterClass } from "./http-log-writer.js";
 import { callWriter, LogConsumer, settlesWithin } from "./log-consumer.js";
 
 export { HttpLogParameters } from "./http-log-parameters.js";

@@ -167,7 +167,8 @@ export class JsonLinesLogWriter extends HttpLogWriter {
     }
     const batch = Buffer.concat(this.#takeBatch(false));
     const file = (this.#file ??= await openAsync(path, "a"));
-    for (let offset = 0; offset < batch.length; ) offset += (await writeAsync(file, batch, offset, batch.length - offset, null)).bytesWritten;
+    for (let offset = 0; offset < batch.length; )
+      offset += (await writeAsync(file, batch, offset, batch.length - offset, null)).bytesWritten;
   }
 
   async #closeFile(): Promise<void> {

@@ -41,14 +41,28 @@ function nameValues(values: HttpLogNameValues): string {
 export function requestLine(record: HttpLogRequest): string | undefined {
   if (record.constructor !== HttpLogRequest) return undefined;
   return (
-    '{"log":"request","time":"' + isoTime(record.time) + '","host":' + quote(record.host) + ',"uri":' + quote(record.uri) +
-    ',"methodType":' + quote(record.methodType) + ',"contentLength":' + integer(record.contentLength) +
+    '{"log":"request","time":"' +
+    isoTime(record.time) +
+    '","host":' +
+    quote(record.host) +
+    ',"uri":' +
+    quote(record.uri) +
+    ',"methodType":' +
+    quote(record.methodType) +
+    ',"contentLength":' +
+    integer(record.contentLength) +
     (record.contentOmitted ? ',"contentOmitted":true' : ',"content":' + quote(record.content ?? "")) +
-    ',"paramsCount":' + integer(record.paramsCount) +
+    ',"paramsCount":' +
+    integer(record.paramsCount) +
     (record.paramsOmitted ? ',"paramsOmitted":true' : ',"params":' + nameValues(record.params ?? [])) +
-    ',"headersCount":' + integer(record.headersCount) +
+    ',"headersCount":' +
+    integer(record.headersCount) +
     (record.headersOmitted ? ',"headersOmitted":true' : ',"headers":' + nameValues(record.headers ?? [])) +
-    ',"remoteIp":' + quote(record.remoteIp) + ',"clientIp":' + quote(record.clientIp) + "}\n"
+    ',"remoteIp":' +
+    quote(record.remoteIp) +
+    ',"clientIp":' +
+    quote(record.clientIp) +
+    "}\n"
   );
 }
 
@@ -56,10 +70,22 @@ export function requestLine(record: HttpLogRequest): string | undefined {
 export function responseLine(record: HttpLogResponse): string | undefined {
   if (record.constructor !== HttpLogResponse) return undefined;
   return (
-    '{"log":"response","time":"' + isoTime(record.time) + '","host":' + quote(record.host) + ',"uri":' + quote(record.uri) +
+    '{"log":"response","time":"' +
+    isoTime(record.time) +
+    '","host":' +
+    quote(record.host) +
+    ',"uri":' +
+    quote(record.uri) +
     (record.user === undefined ? "" : ',"user":' + JSON.stringify(record.user)) +
-    ',"statusCode":' + integer(record.statusCode) + ',"contentType":' + quote(record.contentType) +
-    ',"contentEncoding":' + quote(record.contentEncoding) + ',"contentLength":' + integer(record.contentLength) +
-    (record.contentOmitted ? ',"contentOmitted":true' : ',"content":' + quote(record.content ?? "")) + "}\n"
+    ',"statusCode":' +
+    integer(record.statusCode) +
+    ',"contentType":' +
+    quote(record.contentType) +
+    ',"contentEncoding":' +
+    quote(record.contentEncoding) +
+    ',"contentLength":' +
+    integer(record.contentLength) +
+    (record.contentOmitted ? ',"contentOmitted":true' : ',"content":' + quote(record.content ?? "")) +
+    "}\n"
   );
 }

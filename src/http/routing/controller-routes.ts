@@ -1,9 +1,4 @@
-import {
-  HttpAuthorizationType,
-  classDeclarationOf,
-  methodDeclarationOf,
-  type DeclaredVerb,
-} from "./route-decorators.js";
+import { type HttpAuthorizationType, classDeclarationOf, methodDeclarationOf, type DeclaredVerb } from "./route-decorators.js";
 
 /** One route a controller method declares, with what it inherited. @internal */
 export interface ControllerRoute {
@@ -50,7 +45,11 @@ export function controllerRoutesOf(controller: Function): ControllerRoute[] {
   }
 
   const byName = new Map<string, Collected>();
-  for (let proto: object | null = controller.prototype as object; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto: object | null = controller.prototype as object;
+    proto !== null && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (name === "constructor") continue;
       const value = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;

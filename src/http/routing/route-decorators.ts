@@ -67,10 +67,7 @@ export type HttpMethodDecorator = <This, Value extends (this: This, ...args: nev
 export type HttpClassDecorator = (value: abstract new (...args: never[]) => unknown, context: ClassDecoratorContext) => void;
 
 /** A decorator that applies to a controller class or to one of its methods. */
-export type HttpClassOrMethodDecorator = (
-  value: object,
-  context: ClassDecoratorContext | ClassMethodDecoratorContext,
-) => void;
+export type HttpClassOrMethodDecorator = (value: object, context: ClassDecoratorContext | ClassMethodDecoratorContext) => void;
 
 /** The parts of a method decorator context this module reads. */
 interface MethodContextFacts {

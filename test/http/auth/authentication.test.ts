@@ -38,11 +38,16 @@ const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const otherRsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const keyring = new JwtKeyring()
   .addHs256("hs-1", secret)
-  .addRs256("rs-1", rsa.publicKey.export({ type: "spki", format: "pem" }).toString(), rsa.privateKey.export({ type: "pkcs8", format: "pem" }).toString());
+  .addRs256(
+    "rs-1",
+    rsa.publicKey.export({ type: "spki", format: "pem" }).toString(),
+    rsa.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+  );
 
 class TestBasic extends BasicAuthentication<Ctx> {
   protected isValid(username: string, password: string): boolean | HttpUser {
-    if (username === "admin" && constantTimeEquals(password, "s3cret:with:colons")) return new HttpUser("admin", ["Admin"], this.context.tenant);
+    if (username === "admin" && constantTimeEquals(password, "s3cret:with:colons"))
+      return new HttpUser("admin", ["Admin"], this.context.tenant);
     return username === "plain" && constantTimeEquals(password, "pw");
   }
 }
@@ -140,8 +145,14 @@ describe("Bearer authentication with JWT", () => {
   });
 
   test("a token signed with another key, an unknown kid or a tampered payload answers 401", async () => {
-    const foreign = await new SignJWT({ sub: "mallory" }).setProtectedHeader({ alg: "RS256", kid: "rs-1" }).setExpirationTime("1h").sign(otherRsa.privateKey);
-    const unknownKid = await new SignJWT({ sub: "mallory" }).setProtectedHeader({ alg: "HS256", kid: "nope" }).setExpirationTime("1h").sign(Buffer.from(secret));
+    const foreign = await new SignJWT({ sub: "mallory" })
+      .setProtectedHeader({ alg: "RS256", kid: "rs-1" })
+      .setExpirationTime("1h")
+      .sign(otherRsa.privateKey);
+    const unknownKid = await new SignJWT({ sub: "mallory" })
+      .setProtectedHeader({ alg: "HS256", kid: "nope" })
+      .setExpirationTime("1h")
+      .sign(Buffer.from(secret));
     const good = await keyring.sign({ sub: "alice" });
     const [header, , signature] = good.split(".");
     const tampered = `${header}.${Buffer.from(JSON.stringify({ sub: "root", exp: 9999999999 })).toString("base64url")}.${signature}`;
@@ -152,7 +163,10 @@ describe("Bearer authentication with JWT", () => {
 
   test("a token whose alg does not match its key's algorithm is refused (no algorithm confusion)", async () => {
     const publicPem = rsa.publicKey.export({ type: "spki", format: "pem" }).toString();
-    const confused = await new SignJWT({ sub: "mallory" }).setProtectedHeader({ alg: "HS256", kid: "rs-1" }).setExpirationTime("1h").sign(Buffer.from(publicPem));
+    const confused = await new SignJWT({ sub: "mallory" })
+      .setProtectedHeader({ alg: "HS256", kid: "rs-1" })
+      .setExpirationTime("1h")
+      .sign(Buffer.from(publicPem));
     assert.equal((await ask(server.port, "/me", { headers: bearer(confused) })).status, 401);
   });
 

@@ -6,11 +6,40 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import {
-  Column, CreatedAt, CreatedBy, DeletedAt, DeletedBy, DetailColumn, Email, Filter, JsonIgnore, JsonIgnoreSerialize, Lazy, LazyList,
-  MaxLength, NotFilterable, PrimaryKey, Range, Required, Sequence, Table, Type, UpdatedAt, UpdatedBy, VersionColumn, type EntityClass,
+  Column,
+  CreatedAt,
+  CreatedBy,
+  DeletedAt,
+  DeletedBy,
+  DetailColumn,
+  Email,
+  Filter,
+  JsonIgnore,
+  JsonIgnoreSerialize,
+  Lazy,
+  LazyList,
+  MaxLength,
+  NotFilterable,
+  PrimaryKey,
+  Range,
+  Required,
+  Sequence,
+  Table,
+  Type,
+  UpdatedAt,
+  UpdatedBy,
+  VersionColumn,
+  type EntityClass,
 } from "tenon";
 import {
-  Delete, HttpContext, HttpEntityController, HttpFilterParameters, HttpServer, type HttpEntityReader, type HttpEntityWriter, type HttpRequest,
+  Delete,
+  HttpContext,
+  HttpEntityController,
+  HttpFilterParameters,
+  HttpServer,
+  type HttpEntityReader,
+  type HttpEntityWriter,
+  type HttpRequest,
 } from "tenon/http";
 import { SqliteDatabase } from "tenon/sqlite";
 import { ask, type Answer } from "../http-test-client.js";
@@ -43,7 +72,11 @@ export class Widget {
   @NotFilterable @Column("Secret", Type.string.orNull) secret: string | null = null;
   @JsonIgnore @Column("Internal", Type.string.orNull) internal: string | null = null;
   @JsonIgnoreSerialize @Column("Password", Type.string.orNull) password: string | null = null;
-  @Column("CategoryID", Type.lazy(() => Category)) category = new Lazy<Category>();
+  @Column(
+    "CategoryID",
+    Type.lazy(() => Category),
+  )
+  category = new Lazy<Category>();
   @DetailColumn("ID", "WidgetID", () => Part) parts = new LazyList<Part>();
   @CreatedAt @Column("CreatedAt", Type.date.orNull) createdAt: Date | null = null;
   @CreatedBy @Column("CreatedBy", Type.string) createdBy = "";
@@ -59,7 +92,11 @@ export class Widget {
 @Sequence("PartsID")
 export class Part {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
-  @Column("WidgetID", Type.lazy(() => Widget)) widget = new Lazy<Widget>();
+  @Column(
+    "WidgetID",
+    Type.lazy(() => Widget),
+  )
+  widget = new Lazy<Widget>();
   @Required() @Column("Label", Type.varchar(50)) label = "";
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }
@@ -274,14 +311,31 @@ export function seededName(id: number): string {
 /** Seeds 2 categories, 25 widgets (id 25 soft-deleted) and 3 parts of widget 1. */
 export function seedWidgets(db: BetterSqlite3.Database): void {
   db.prepare("INSERT INTO Categories VALUES (1, 'Tools', 0), (2, 'Toys', 0)").run();
-  const insert = db.prepare(`INSERT INTO Widgets (ID, Name, ArticleCode, Quantity, Price, Weight, Active, MadeAt, Email, Secret, Internal, Password,
+  const insert =
+    db.prepare(`INSERT INTO Widgets (ID, Name, ArticleCode, Quantity, Price, Weight, Active, MadeAt, Email, Secret, Internal, Password,
     CategoryID, CreatedAt, CreatedBy, UpdatedAt, UpdatedBy, DeletedAt, DeletedBy, VersionID) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   for (let i = 1; i <= 25; i++) {
     insert.run(
-      i, seededName(i), i % 2 === 1 ? `C${i}` : null, i * 10, i % 5 === 0 ? null : (i * 1.5).toFixed(2), i / 4, i % 2,
-      new Date(Date.UTC(2024, 0, i)).toISOString(), `w${i}@example.com`, `secret ${i}`, `internal ${i}`, `password ${i}`,
-      i % 3 === 0 ? null : (i % 2) + 1, "2024-02-01T00:00:00.000Z", "seed", null, "", i === 25 ? "2024-03-01T00:00:00.000Z" : null,
-      i === 25 ? "seed" : "", 0,
+      i,
+      seededName(i),
+      i % 2 === 1 ? `C${i}` : null,
+      i * 10,
+      i % 5 === 0 ? null : (i * 1.5).toFixed(2),
+      i / 4,
+      i % 2,
+      new Date(Date.UTC(2024, 0, i)).toISOString(),
+      `w${i}@example.com`,
+      `secret ${i}`,
+      `internal ${i}`,
+      `password ${i}`,
+      i % 3 === 0 ? null : (i % 2) + 1,
+      "2024-02-01T00:00:00.000Z",
+      "seed",
+      null,
+      "",
+      i === 25 ? "2024-03-01T00:00:00.000Z" : null,
+      i === 25 ? "seed" : "",
+      0,
     );
   }
   db.prepare("INSERT INTO Parts VALUES (1, 1, 'Handle', 0), (2, 1, 'Head', 0), (3, 1, 'Spring', 0)").run();

@@ -21,7 +21,7 @@ after(async () => {
 const payloads = [
   "' OR 1=1 --",
   "' OR '1'='1",
-  "\" OR \"1\"=\"1",
+  '" OR "1"="1',
   "x' OR 1=1 /*",
   "*/ OR 1=1 /*",
   "'; DROP TABLE Widgets; --",
@@ -57,7 +57,7 @@ const columnNames = [
   "name) OR (1=1",
   "Name COLLATE NOCASE",
   "Widgets.Name",
-  "\"Name\"",
+  '"Name"',
   "`Name`",
   "[Name]",
   "name＇",
@@ -116,7 +116,16 @@ test("column names carrying SQL, look-alikes or hidden columns all answer the on
     for (const body of [
       { where: [{ columnName: name, condition: "=", value: "x" }] },
       { where: [{ columnName: name, condition: "IS NULL" }] },
-      { where: [{ or: [{ columnName: "id", condition: "=", value: 1 }, { columnName: name, condition: "=", value: 1 }] }] },
+      {
+        where: [
+          {
+            or: [
+              { columnName: "id", condition: "=", value: 1 },
+              { columnName: name, condition: "=", value: 1 },
+            ],
+          },
+        ],
+      },
       { orderBy: [{ columnName: name, direction: "ASC" }] },
     ]) {
       const answer = await server.call("POST", "/widgets/select", body);
@@ -160,11 +169,11 @@ test("conditions, directions, property names and paging values carrying SQL answ
 
 test("a raw body with SQL or prototype keys answers 400 or matches by the rules", async () => {
   for (const text of [
-    "{\"where\": [], \"__proto__\": {\"includeDeleted\": true}}",
-    "{\"constructor\": {\"prototype\": {\"includeDeleted\": true}}}",
+    '{"where": [], "__proto__": {"includeDeleted": true}}',
+    '{"constructor": {"prototype": {"includeDeleted": true}}}',
     "SELECT * FROM Widgets",
     "'; DROP TABLE Widgets; --",
-    "{\"where\": [{\"columnName\": \"id\", \"condition\": \"=\", \"value\": 1}]}; DROP TABLE Widgets",
+    '{"where": [{"columnName": "id", "condition": "=", "value": 1}]}; DROP TABLE Widgets',
   ]) {
     const answer = await server.call("POST", "/widgets/select", text);
     assert.equal(answer.status, 400, `${text}: ${answer.text}`);
@@ -176,7 +185,10 @@ test("a raw body with SQL or prototype keys answers 400 or matches by the rules"
 
 test("a legitimate value with a quote in it still matches exactly its row", async () => {
   const outcome = await selectStatus({ where: [{ columnName: "name", condition: "=", value: "O'Brien's Gear" }] });
-  assert.deepEqual(outcome.page?.data.map((row) => row.id), [3]);
+  assert.deepEqual(
+    outcome.page?.data.map((row) => row.id),
+    [3],
+  );
 });
 
 test("after the whole corpus every table, the schema and the file bytes are unchanged", async () => {

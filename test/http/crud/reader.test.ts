@@ -24,7 +24,9 @@ function page(answer: Answer): Page {
 }
 
 function sortedIds(answer: Answer): number[] {
-  return page(answer).data.map((row) => row.id as number).sort((a, b) => a - b);
+  return page(answer)
+    .data.map((row) => row.id as number)
+    .sort((a, b) => a - b);
 }
 
 async function select(body: unknown, base = "/widgets"): Promise<Answer> {
@@ -54,7 +56,10 @@ describe("get, find, selectAll and metadata", () => {
   test("GET {base} answers every live row as {count, data} with relations and without details", async () => {
     const answer = page(await server.call("GET", "/widgets"));
     assert.equal(answer.count, 24);
-    assert.deepEqual(answer.data.map((row) => row.id as number).sort((a, b) => a - b), live);
+    assert.deepEqual(
+      answer.data.map((row) => row.id as number).sort((a, b) => a - b),
+      live,
+    );
     const first = answer.data.find((row) => row.id === 1) as Record<string, unknown>;
     assert.equal(first.categoryId, 2);
     assert.deepEqual(first.category, { id: 2, title: "Toys", versionId: 0 });
@@ -151,7 +156,10 @@ describe("count and paging", () => {
   test("start skips rows of the ordered result and count stays the total", async () => {
     const answer = page(await select({ orderBy: [{ columnName: "id", direction: "ASC" }], start: 5, limit: 3 }));
     assert.equal(answer.count, 24);
-    assert.deepEqual(answer.data.map((row) => row.id), [6, 7, 8]);
+    assert.deepEqual(
+      answer.data.map((row) => row.id),
+      [6, 7, 8],
+    );
     const beyond = page(await select({ start: 100 }));
     assert.equal(beyond.count, 24);
     assert.deepEqual(beyond.data, []);
@@ -224,8 +232,27 @@ describe("the filter body", () => {
   test("IN takes an array of 1 to 100 values", async () => {
     assert.deepEqual(await selectIds([where("id", "IN", [1, 3, 99])]), [1, 3]);
     assert.deepEqual(await selectIds([where("name", "IN", ["Acme Anvil", "under_score", "nobody"])]), [1, 5]);
-    assert.deepEqual(await selectIds([where("id", "IN", Array.from({ length: 100 }, (_, i) => i + 1))]), live);
-    assert400(await select({ where: [where("id", "IN", Array.from({ length: 101 }, (_, i) => i))] }));
+    assert.deepEqual(
+      await selectIds([
+        where(
+          "id",
+          "IN",
+          Array.from({ length: 100 }, (_, i) => i + 1),
+        ),
+      ]),
+      live,
+    );
+    assert400(
+      await select({
+        where: [
+          where(
+            "id",
+            "IN",
+            Array.from({ length: 101 }, (_, i) => i),
+          ),
+        ],
+      }),
+    );
     assert400(await select({ where: [where("id", "IN", [])] }));
     assert400(await select({ where: [where("id", "IN", 1)] }));
     assert400(await select({ where: [where("id", "IN", [1, { id: 2 }])] }));
@@ -246,10 +273,19 @@ describe("the filter body", () => {
     assert.deepEqual(await selectIds([where("price", ">", "30.00")]), [21, 22, 23, 24]);
     assert.deepEqual(await selectIds([where("price", ">", 30)]), [21, 22, 23, 24]);
     assert.deepEqual(await selectIds([where("weight", ">=", 5.5)]), [22, 23, 24]);
-    assert.deepEqual(await selectIds([where("active", "=", true)]), live.filter((i) => i % 2 === 1));
+    assert.deepEqual(
+      await selectIds([where("active", "=", true)]),
+      live.filter((i) => i % 2 === 1),
+    );
     assert.deepEqual(await selectIds([where("madeAt", "<", "2024-01-03T00:00:00Z")]), [1, 2]);
-    assert.deepEqual(await selectIds([where("categoryId", "=", 1)]), live.filter((i) => i % 3 !== 0 && i % 2 === 0));
-    assert.deepEqual(await selectIds([where("categoryId", "IS NULL")]), live.filter((i) => i % 3 === 0));
+    assert.deepEqual(
+      await selectIds([where("categoryId", "=", 1)]),
+      live.filter((i) => i % 3 !== 0 && i % 2 === 0),
+    );
+    assert.deepEqual(
+      await selectIds([where("categoryId", "IS NULL")]),
+      live.filter((i) => i % 3 === 0),
+    );
   });
 
   test("conditions, directions and column names compare without case; a column is named by its JSON or database name", async () => {
@@ -260,9 +296,24 @@ describe("the filter body", () => {
     assert.deepEqual(await selectIds([where("articlecode", "In", ["C7", "C9"])]), [7, 9]);
     assert.deepEqual(await selectIds([where("CATEGORYID", "=", 2), where("id", "<", 4)]), [1]);
     const desc = page(await select({ orderBy: [{ columnName: "QuAnTiTy", direction: "desc" }], limit: 2 }));
-    assert.deepEqual(desc.data.map((row) => row.id), [24, 23]);
-    const asc = page(await select({ orderBy: [{ columnName: "articleCODE", direction: "" }, { columnName: "id", direction: "asc" }], limit: 3 }));
-    assert.deepEqual(asc.data.map((row) => row.id), [2, 4, 6], "NULL codes sort first ascending on SQLite, then by id");
+    assert.deepEqual(
+      desc.data.map((row) => row.id),
+      [24, 23],
+    );
+    const asc = page(
+      await select({
+        orderBy: [
+          { columnName: "articleCODE", direction: "" },
+          { columnName: "id", direction: "asc" },
+        ],
+        limit: 3,
+      }),
+    );
+    assert.deepEqual(
+      asc.data.map((row) => row.id),
+      [2, 4, 6],
+      "NULL codes sort first ascending on SQLite, then by id",
+    );
     assert.equal(page(await select({ orderBy: [{ columnName: "id" }] })).count, 24);
     assert.equal(page(await select({ WHERE: [where("id", "=", 1)], ORDERBY: [], Start: 0, LIMIT: 5 })).count, 1);
     assert400(await select({ orderBy: [{ columnName: "id", direction: "sideways" }] }), 'Unknown direction "sideways"; use ASC or DESC.');
@@ -289,9 +340,22 @@ describe("the filter body", () => {
 
   test("a value that does not convert to the column's type answers 400", async () => {
     for (const [column, value] of [
-      ["quantity", "abc"], ["quantity", "10"], ["quantity", 1.5], ["quantity", 3000000000], ["quantity", true],
-      ["price", "12,50"], ["price", "abc"], ["weight", "heavy"], ["active", "yes"], ["active", 1],
-      ["madeAt", "not a date"], ["madeAt", 20240101], ["categoryId", "Tools"], ["name", 5], ["name", false], ["id", "1"],
+      ["quantity", "abc"],
+      ["quantity", "10"],
+      ["quantity", 1.5],
+      ["quantity", 3000000000],
+      ["quantity", true],
+      ["price", "12,50"],
+      ["price", "abc"],
+      ["weight", "heavy"],
+      ["active", "yes"],
+      ["active", 1],
+      ["madeAt", "not a date"],
+      ["madeAt", 20240101],
+      ["categoryId", "Tools"],
+      ["name", 5],
+      ["name", false],
+      ["id", "1"],
     ] as const) {
       assert400(await select({ where: [where(column, "=", value)] }));
     }
@@ -328,7 +392,10 @@ describe("the filter body", () => {
   });
 
   test("an unknown operator, a missing condition or value, and unknown properties answer 400", async () => {
-    assert400(await select({ where: [where("id", "==", 1)] }), 'Unknown condition "=="; use =, <>, <, <=, >, >=, LIKE, NOT LIKE, IN, IS NULL or IS NOT NULL.');
+    assert400(
+      await select({ where: [where("id", "==", 1)] }),
+      'Unknown condition "=="; use =, <>, <, <=, >, >=, LIKE, NOT LIKE, IN, IS NULL or IS NOT NULL.',
+    );
     assert400(await select({ where: [where("id", "BETWEEN", 1)] }));
     assert400(await select({ where: [where("id", "!=", 1)] }));
     assert400(await select({ where: [{ columnName: "id", value: 1 }] }));
@@ -373,7 +440,10 @@ describe("reader events", () => {
     try {
       const all = page(await server.call("GET", "/widgets"));
       assert.equal(all.count, 5);
-      assert.deepEqual(all.data.map((r) => r.id as number).sort((a, b) => a - b), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        all.data.map((r) => r.id as number).sort((a, b) => a - b),
+        [1, 2, 3, 4, 5],
+      );
       const selected = await selectIds([{ or: [where("name", "=", "Acme Anvil"), where("quantity", "=", 240)] }]);
       assert.deepEqual(selected, [1], "an OR of the body must not escape the application's AND");
       assert.deepEqual(calls, ["filter", "filter"]);
@@ -393,7 +463,10 @@ describe("reader events", () => {
     try {
       const answer = page(await select({ orderBy: [{ columnName: "id" }], limit: 4 }));
       assert.equal(answer.count, 24);
-      assert.deepEqual(answer.data.map((r) => r.name), [1, 2, 3, 4].map((i) => seededName(i).toUpperCase()));
+      assert.deepEqual(
+        answer.data.map((r) => r.name),
+        [1, 2, 3, 4].map((i) => seededName(i).toUpperCase()),
+      );
       assert.deepEqual(seen, [1, 2, 3, 4], "only the page is visited");
       assert.equal(((await server.call("GET", "/widgets/2")).json as { name: string }).name, "ACME ROCKET");
       assert.equal(((await server.call("GET", "/widgets/find/3")).json as { name: string }).name, "O'BRIEN'S GEAR");

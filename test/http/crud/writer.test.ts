@@ -83,10 +83,20 @@ describe("insert", () => {
   });
 
   test("a body cannot set change-tracking columns or the version; JSON-ignored properties are not read", async () => {
-    const body = json(await server.call("POST", "/widgets", {
-      name: "Forged", createdBy: "mallory", createdAt: "2000-01-01T00:00:00Z", updatedBy: "mallory", updatedAt: "2000-01-01T00:00:00Z",
-      deletedAt: "2000-01-01T00:00:00Z", deletedBy: "mallory", versionId: 9, internal: "sneaky", password: "hunter2",
-    }));
+    const body = json(
+      await server.call("POST", "/widgets", {
+        name: "Forged",
+        createdBy: "mallory",
+        createdAt: "2000-01-01T00:00:00Z",
+        updatedBy: "mallory",
+        updatedAt: "2000-01-01T00:00:00Z",
+        deletedAt: "2000-01-01T00:00:00Z",
+        deletedBy: "mallory",
+        versionId: 9,
+        internal: "sneaky",
+        password: "hunter2",
+      }),
+    );
     const row = widgetRow(body.id as number) as Row;
     assert.equal(row.CreatedBy, "tester");
     assert.notEqual(row.CreatedAt, "2000-01-01T00:00:00.000Z");
@@ -114,7 +124,14 @@ describe("insert", () => {
   });
 
   test("a property of the wrong JSON type answers 400 naming the property", async () => {
-    for (const [property, value] of [["name", 5], ["quantity", "many"], ["active", "yes"], ["madeAt", "yesterday"], ["categoryId", "Tools"], ["price", true]] as const) {
+    for (const [property, value] of [
+      ["name", 5],
+      ["quantity", "many"],
+      ["active", "yes"],
+      ["madeAt", "yesterday"],
+      ["categoryId", "Tools"],
+      ["price", true],
+    ] as const) {
       const answer = await server.call("POST", "/widgets", { name: "Typed", [property]: value });
       assert.equal(answer.status, 400, `${property}: ${answer.text}`);
       assert.match((answer.json as { message: string }).message, new RegExp(property));
@@ -122,7 +139,7 @@ describe("insert", () => {
     const infinite = await server.call("POST", "/widgets", `{"name": "Infinite", "weight": -1e400}`);
     assert.equal(infinite.status, 400, infinite.text);
     assert.match((infinite.json as { message: string }).message, /weight/);
-    for (const text of ["[]", "5", "null", "{\"name\": ", "\"Widget\""]) {
+    for (const text of ["[]", "5", "null", '{"name": ', '"Widget"']) {
       assert.equal((await server.call("POST", "/widgets", text)).status, 400, text);
     }
   });
@@ -131,7 +148,9 @@ describe("insert", () => {
 describe("update", () => {
   test("an update with the version writes the row and answers it reloaded from the database", async () => {
     const before = json(await server.call("GET", "/widgets/find/7"));
-    const answer = json(await server.call("PUT", "/widgets", { ...before, name: "Renamed", createdBy: "mallory", updatedBy: "mallory" }, asEditor));
+    const answer = json(
+      await server.call("PUT", "/widgets", { ...before, name: "Renamed", createdBy: "mallory", updatedBy: "mallory" }, asEditor),
+    );
     assert.equal(answer.name, "Renamed");
     assert.equal(answer.versionId, (before.versionId as number) + 1);
     assert.equal(answer.createdBy, "seed", "the created pair comes from the database, not the body");
@@ -227,7 +246,15 @@ describe("delete and createNew", () => {
 /** Attaches every writer event, recording its name and whether the row is visible inside the transaction. */
 function recordEvents(log: string[], failIn?: string, error: () => Error = () => new Error(`${failIn} failed`)): void {
   hooks.writer = (writer: HttpEntityWriter<Widget>, context: HttpContext) => {
-    const events = ["onBeforeInsert", "onAfterInsert", "onBeforeUpdate", "onAfterUpdate", "onBeforeDelete", "onAfterDelete", "onApplyDetails"] as const;
+    const events = [
+      "onBeforeInsert",
+      "onAfterInsert",
+      "onBeforeUpdate",
+      "onAfterUpdate",
+      "onBeforeDelete",
+      "onAfterDelete",
+      "onApplyDetails",
+    ] as const;
     for (const name of events) {
       writer[name] = async (widget: Widget) => {
         const rows = await context.query("SELECT Name, VersionID, DeletedAt FROM Widgets WHERE ID = :id", { id: widget.id });
@@ -251,7 +278,10 @@ describe("writer events", () => {
     recordEvents(log);
     const body = json(await server.call("POST", "/widgets", { name: "Evented", parts: [{ label: "Cog" }, { label: "Gear" }] }));
     assert.deepEqual(log, ["onBeforeInsert: absent", "onApplyDetails: Evented v0", "onAfterInsert: Evented v0"]);
-    assert.deepEqual(server.rows("SELECT Label FROM Parts WHERE WidgetID = ? ORDER BY Label", body.id).map((r) => r.Label), ["Cog", "Gear"]);
+    assert.deepEqual(
+      server.rows("SELECT Label FROM Parts WHERE WidgetID = ? ORDER BY Label", body.id).map((r) => r.Label),
+      ["Cog", "Gear"],
+    );
     assert.deepEqual((body.parts as { label: string }[]).map((p) => p.label).sort(), ["Cog", "Gear"]);
   });
 

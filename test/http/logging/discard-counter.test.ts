@@ -24,7 +24,11 @@ test("discards are counted per host and handed over once", () => {
   counter.count("");
   counter.count("b.test");
   const taken = counter.take().map((d) => [d.host, d.count]);
-  assert.deepEqual(taken.sort(), [["<other>", 1], ["a.test", 2], ["b.test", 1]]);
+  assert.deepEqual(taken.sort(), [
+    ["<other>", 1],
+    ["a.test", 2],
+    ["b.test", 1],
+  ]);
   assert.equal(counter.isEmpty, true);
   assert.deepEqual(counter.take(), []);
 });

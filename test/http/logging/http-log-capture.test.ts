@@ -4,7 +4,8 @@ import { buildLogError, buildLogRequest, buildLogResponse, type LoggedRequest } 
 import { HttpLogParameters } from "../../../src/http/logging/http-log-parameters.js";
 import { fakeRequest } from "./recording-writer.js";
 
-const capture = (maxContentLength: number, maxItemCount?: number): HttpLogParameters => new HttpLogParameters({ maxContentLength, maxItemCount });
+const capture = (maxContentLength: number, maxItemCount?: number): HttpLogParameters =>
+  new HttpLogParameters({ maxContentLength, maxItemCount });
 
 test("with the default parameters no body is captured, the length is kept and the omission declared", () => {
   const entry = buildLogRequest(fakeRequest({ sentMethod: "POST", body: '{"name":"Acme"}' }), new HttpLogParameters(), undefined);
@@ -82,7 +83,12 @@ test("a form-encoded body becomes the parameters, redacted by name, and its cont
     body: "username=ann&password=hunter2&Token=abc",
   });
   const entry = buildLogRequest(request, capture(-1), undefined);
-  assert.deepEqual(entry.params, [["lang", "it"], ["username", "ann"], ["password", "<redacted>"], ["Token", "<redacted>"]]);
+  assert.deepEqual(entry.params, [
+    ["lang", "it"],
+    ["username", "ann"],
+    ["password", "<redacted>"],
+    ["Token", "<redacted>"],
+  ]);
   assert.equal(entry.paramsCount, 4);
   assert.equal(entry.contentOmitted, false);
   assert.equal(entry.content, "username=ann&password=%3Credacted%3E&Token=%3Credacted%3E");
@@ -90,7 +96,11 @@ test("a form-encoded body becomes the parameters, redacted by name, and its cont
 });
 
 test("a form-encoded body that is omitted takes its parameters with it and says so", () => {
-  const request = fakeRequest({ contentType: "application/x-www-form-urlencoded", params: [["lang", "it"]], body: "username=ann&password=hunter2" });
+  const request = fakeRequest({
+    contentType: "application/x-www-form-urlencoded",
+    params: [["lang", "it"]],
+    body: "username=ann&password=hunter2",
+  });
   const entry = buildLogRequest(request, capture(10), undefined);
   assert.equal(entry.contentOmitted, true);
   assert.equal(entry.paramsOmitted, true);
@@ -103,12 +113,28 @@ test("a form-encoded body that is omitted takes its parameters with it and says 
 test("query parameters and headers on the list reach the record as <redacted> with the name kept", () => {
   const request = fakeRequest({
     uri: "/api/x?access_token=secret&q=1",
-    params: [["access_token", "secret"], ["q", "1"]],
-    headers: [["Host", "h"], ["authorization", "Bearer abc"], ["X-API-KEY", "k"], ["Accept", "*/*"]],
+    params: [
+      ["access_token", "secret"],
+      ["q", "1"],
+    ],
+    headers: [
+      ["Host", "h"],
+      ["authorization", "Bearer abc"],
+      ["X-API-KEY", "k"],
+      ["Accept", "*/*"],
+    ],
   });
   const entry = buildLogRequest(request, new HttpLogParameters(), undefined);
-  assert.deepEqual(entry.params, [["access_token", "<redacted>"], ["q", "1"]]);
-  assert.deepEqual(entry.headers, [["Host", "h"], ["authorization", "<redacted>"], ["X-API-KEY", "<redacted>"], ["Accept", "*/*"]]);
+  assert.deepEqual(entry.params, [
+    ["access_token", "<redacted>"],
+    ["q", "1"],
+  ]);
+  assert.deepEqual(entry.headers, [
+    ["Host", "h"],
+    ["authorization", "<redacted>"],
+    ["X-API-KEY", "<redacted>"],
+    ["Accept", "*/*"],
+  ]);
   assert.equal(entry.uri, "/api/x", "the query string, which carries the values, is not logged in the uri");
   assert.ok(!JSON.stringify(entry).includes("secret"));
 });
@@ -126,8 +152,15 @@ test("more parameters or headers than maxItemCount are omitted with their counts
 });
 
 test("the request entry copies the addresses, method and host", () => {
-  const entry = buildLogRequest(fakeRequest({ sentMethod: "DELETE", host: "Tenant.Example", remoteIp: "127.0.0.1", clientIp: "203.0.113.9" }), new HttpLogParameters(), undefined);
-  assert.deepEqual([entry.methodType, entry.host, entry.remoteIp, entry.clientIp], ["DELETE", "Tenant.Example", "127.0.0.1", "203.0.113.9"]);
+  const entry = buildLogRequest(
+    fakeRequest({ sentMethod: "DELETE", host: "Tenant.Example", remoteIp: "127.0.0.1", clientIp: "203.0.113.9" }),
+    new HttpLogParameters(),
+    undefined,
+  );
+  assert.deepEqual(
+    [entry.methodType, entry.host, entry.remoteIp, entry.clientIp],
+    ["DELETE", "Tenant.Example", "127.0.0.1", "203.0.113.9"],
+  );
 });
 
 test("a response body is captured within the cap, after onRedactContent, and omitted past it", () => {
@@ -152,7 +185,16 @@ test("the error entry renders the exception on the spot and keeps the task id", 
   const request = fakeRequest({ uri: "/api/fail?token=x", user: { username: "ann", areas: [], tenant: "acme" } });
   const entry = buildLogError(request, 500, "abc123", new TypeError("broken", { cause: new RangeError("earlier") }));
   assert.deepEqual(
-    [entry.taskId, entry.uri, entry.statusCode, entry.tenant, entry.exceptionClassName, entry.exceptionMessage, entry.nestedExceptionClassName, entry.nestedExceptionMessage],
+    [
+      entry.taskId,
+      entry.uri,
+      entry.statusCode,
+      entry.tenant,
+      entry.exceptionClassName,
+      entry.exceptionMessage,
+      entry.nestedExceptionClassName,
+      entry.nestedExceptionMessage,
+    ],
     ["abc123", "/api/fail", 500, "acme", "TypeError", "broken", "RangeError", "earlier"],
   );
   const none = buildLogError(request, 503, "t", undefined);

@@ -1,6 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HttpLogAction, HttpLogDiscarded, HttpLogError, HttpLogRequest, HttpLogResponse } from "../../../src/http/logging/http-log-records.js";
+import {
+  HttpLogAction,
+  HttpLogDiscarded,
+  HttpLogError,
+  HttpLogRequest,
+  HttpLogResponse,
+} from "../../../src/http/logging/http-log-records.js";
 
 const requestFields = {
   time: Date.UTC(2026, 0, 2, 3, 4, 5),
@@ -43,7 +49,13 @@ test("an omitted request body writes contentOmitted true in place of content and
 });
 
 test("omitted params and headers keep their counts and drop their lists", () => {
-  const json = new HttpLogRequest({ ...requestFields, paramsOmitted: true, headersOmitted: true, paramsCount: 300, headersCount: 200 }).toJson();
+  const json = new HttpLogRequest({
+    ...requestFields,
+    paramsOmitted: true,
+    headersOmitted: true,
+    paramsCount: 300,
+    headersCount: 200,
+  }).toJson();
   assert.equal(json.paramsCount, 300);
   assert.equal(json.paramsOmitted, true);
   assert.equal("params" in json, false);

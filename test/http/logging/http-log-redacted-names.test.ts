@@ -7,7 +7,8 @@ import { HttpServerError } from "../../../src/http/http-errors.js";
 import { runningServers } from "../../../src/http/running-servers.js";
 
 test("the built-in header and parameter names are on the list", () => {
-  for (const name of ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key"]) assert.equal(HttpLogRedactedNames.isRedacted(name), true, name);
+  for (const name of ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key"])
+    assert.equal(HttpLogRedactedNames.isRedacted(name), true, name);
   for (const name of ["token", "access_token", "refresh_token", "id_token", "api_key", "key", "password", "signature"]) {
     assert.equal(HttpLogRedactedNames.isRedacted(name), true, name);
   }
@@ -83,7 +84,7 @@ test("the comparison does not follow a Turkish machine locale", () => {
     "identity-id": true,
     IKI: true,
     // U+0130 folds to "i" plus a combining dot under the locale-independent mapping: a different name
-    "İki": false,
+    İki: false,
   };
   assert.deepEqual(Object.fromEntries(out.checks), expected);
 });

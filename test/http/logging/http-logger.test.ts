@@ -70,7 +70,10 @@ test("a writer whose constructor fails on a consumer is created again on the nex
   logger.logRequest(fakeRequest({ uri: "/second" }));
   await recording.until(() => recording.requests.length === 2);
   assert.equal(recording.instances, 4, "the probe, two failed attempts, then the writer");
-  assert.deepEqual(recording.requests.map((r) => r.uri), ["/first", "/second"]);
+  assert.deepEqual(
+    recording.requests.map((r) => r.uri),
+    ["/first", "/second"],
+  );
   await logger.close();
 });
 
@@ -90,7 +93,11 @@ test("an inline action is written at once and a throwing writeAction is dropped"
   const recording = new Recording();
   const logger = opened(new HttpLogger(recordingWriter(recording)));
   logger.logAction("h", "server started");
-  assert.deepEqual(recording.actions.map((a) => a.message), ["server started"], "written synchronously");
+  assert.deepEqual(
+    recording.actions.map((a) => a.message),
+    ["server started"],
+    "written synchronously",
+  );
   class Throwing extends HttpLogWriter {
     override writeAction(): void {
       throw new Error("inline failure");
@@ -116,13 +123,22 @@ test("an inline action is written at once and a throwing writeAction is dropped"
 test("a full queue rejects the newest entries and reports the exact count per host at the end of the drain", async () => {
   const recording = new Recording();
   const gate = new Gate();
-  const logger = opened(new HttpLogger(recordingWriter(recording, { gate: gate.wait }), new HttpLogParameters({ queueCapacity: 5, discardReportInterval: 60_000 })));
+  const logger = opened(
+    new HttpLogger(
+      recordingWriter(recording, { gate: gate.wait }),
+      new HttpLogParameters({ queueCapacity: 5, discardReportInterval: 60_000 }),
+    ),
+  );
   for (let i = 0; i < 20; i++) logger.logRequest(fakeRequest({ uri: `/r/${i}`, host: i % 2 === 0 ? "Tenant-A.example" : "" }));
   await delay(20);
   assert.equal(gate.waiting, 1, "one entry taken, held by the writer");
   gate.open();
   await recording.until(() => recording.discardedCount === 15 && recording.requests.length === 5);
-  assert.deepEqual(recording.requests.map((r) => r.uri), ["/r/0", "/r/1", "/r/2", "/r/3", "/r/4"], "the oldest entries are kept");
+  assert.deepEqual(
+    recording.requests.map((r) => r.uri),
+    ["/r/0", "/r/1", "/r/2", "/r/3", "/r/4"],
+    "the oldest entries are kept",
+  );
   const counts = Object.fromEntries(recording.discarded.map((d) => [d.host, d.count]));
   assert.deepEqual(counts, { "tenant-a.example": 7, "<other>": 8 });
   assert.equal(recording.calls.at(-1), "discarded", "reported at the end of the drain");
@@ -132,7 +148,9 @@ test("a full queue rejects the newest entries and reports the exact count per ho
 test("discards are reported on a timer while the consumer is still busy", async () => {
   const recording = new Recording();
   const gate = new Gate();
-  const logger = opened(new HttpLogger(recordingWriter(recording, { gate: gate.wait }), new HttpLogParameters({ queueCapacity: 2, discardReportInterval: 20 })));
+  const logger = opened(
+    new HttpLogger(recordingWriter(recording, { gate: gate.wait }), new HttpLogParameters({ queueCapacity: 2, discardReportInterval: 20 })),
+  );
   logger.logRequest(fakeRequest({ uri: "/held" }));
   await delay(20);
   assert.equal(gate.waiting, 1);
@@ -149,7 +167,10 @@ test("the default writeDiscarded and writeError forward to writeAction with a fo
   const recording = new Recording();
   const gate = new Gate();
   const logger = opened(
-    new HttpLogger(recordingWriter(recording, { gate: gate.wait, defaultForwarding: true }), new HttpLogParameters({ queueCapacity: 1, discardReportInterval: 60_000 })),
+    new HttpLogger(
+      recordingWriter(recording, { gate: gate.wait, defaultForwarding: true }),
+      new HttpLogParameters({ queueCapacity: 1, discardReportInterval: 60_000 }),
+    ),
   );
   const request = fakeRequest({ host: "shop.test" });
   logger.logError(request, { ...response, statusCode: 500 }, "task-1", new TypeError("bad", { cause: new RangeError("first") }));

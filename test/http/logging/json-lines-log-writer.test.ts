@@ -21,7 +21,10 @@ function temporaryDirectory(t: TestContext): string {
 }
 
 function lines(path: string): Record<string, unknown>[] {
-  return readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 test("the JSON-lines writer appends one object per entry, tagged with its kind", async (t) => {
@@ -37,7 +40,10 @@ test("the JSON-lines writer appends one object per entry, tagged with its kind",
   logger.logError(request, { statusCode: 500, content: "", contentType: "", contentEncoding: "" }, "abc", new Error("boom"));
   await logger.close();
   const written = lines(path);
-  assert.deepEqual(written.map((line) => line.log), ["request", "response", "error"]);
+  assert.deepEqual(
+    written.map((line) => line.log),
+    ["request", "response", "error"],
+  );
   assert.equal(written[0].content, '{"a":1}');
   assert.deepEqual(written[0].headers, [{ name: "Authorization", value: "<redacted>" }]);
   assert.equal(written[2].taskId, "abc");
@@ -57,7 +63,13 @@ test("a missing directory at start-up is survived and the file is opened once it
   await writer.writeAction(new HttpLogAction("h", "kept"));
   await writer.writeDiscarded(new HttpLogDiscarded("h", 2));
   await writer.close();
-  assert.deepEqual(lines(path).map((line) => [line.log, line.message ?? line.count]), [["action", "kept"], ["discarded", 2]]);
+  assert.deepEqual(
+    lines(path).map((line) => [line.log, line.message ?? line.count]),
+    [
+      ["action", "kept"],
+      ["discarded", 2],
+    ],
+  );
 });
 
 test("lines are written in batches and all of them reach the file by close", async (t) => {
@@ -103,7 +115,18 @@ test("request and response lines are exactly the JSON of toJson(), tagged with t
   const requests = [
     fakeRequest(),
     fakeRequest({ sentMethod: "POST", body: '{"name":"Zoë \\"quoted\\" \\u2028 line"}', contentType: "application/json" }),
-    fakeRequest({ body: "not json", headers: [["Host", "h"], ["X-Odd", 'a"b\\c\n\u0001'], ["X-Lone-Surrogate", "\ud800x\udfff"]], params: [["q", "ü é"], ["token", "secret"]] }),
+    fakeRequest({
+      body: "not json",
+      headers: [
+        ["Host", "h"],
+        ["X-Odd", 'a"b\\c\n\u0001'],
+        ["X-Lone-Surrogate", "\ud800x\udfff"],
+      ],
+      params: [
+        ["q", "ü é"],
+        ["token", "secret"],
+      ],
+    }),
     fakeRequest({ sentMethod: "POST", contentType: "application/x-www-form-urlencoded", body: "a=1&password=x" }),
     fakeRequest({ user: { username: "ann", areas: ["admin", "sales"], tenant: "t-1" } }),
     fakeRequest({ user: { username: "bob \u{1F600}", areas: [], tenant: undefined } }),
@@ -142,7 +165,13 @@ test("a subclass that shapes its lines in writeLine gets the request and respons
   logger.logRequest(request);
   logger.logResponse(request, { statusCode: 204, content: "", contentType: "", contentEncoding: "" });
   await logger.close();
-  assert.deepEqual(lines(path).map((line) => [line.log, line.app]), [["request", "billing"], ["response", "billing"]]);
+  assert.deepEqual(
+    lines(path).map((line) => [line.log, line.app]),
+    [
+      ["request", "billing"],
+      ["response", "billing"],
+    ],
+  );
 });
 
 test("with synchronous off, batches go through the thread pool and every line still reaches the file", async (t) => {
@@ -175,7 +204,7 @@ test("lines of every size and script reach the file byte for byte, across batche
     for (let batch = 0; batch < 3; batch++) {
       for (let i = 0; i < sizes.length; i++) {
         // ASCII, two-byte, three-byte and four-byte (surrogate pair) characters, and characters JSON escapes
-        const message = `${batch}.${i} ` + "aé€\u{1F600}\"\\\n".repeat(sizes[i] / 8);
+        const message = `${batch}.${i} ` + 'aé€\u{1F600}"\\\n'.repeat(sizes[i] / 8);
         messages.push(message);
         const pending = writer.writeAction(new HttpLogAction("h", message));
         if (pending !== undefined) await pending;
@@ -188,7 +217,11 @@ test("lines of every size and script reach the file byte for byte, across batche
     assert.equal(written.pop(), "", "the file ends with a newline");
     assert.equal(written.length, messages.length);
     for (let i = 0; i < written.length; i++) {
-      assert.equal(written[i].replace(/"time":"[^"]*"/, '"time":"1970-01-01T00:00:00.000Z"'), expected[i], `line ${i}, synchronous ${synchronous}`);
+      assert.equal(
+        written[i].replace(/"time":"[^"]*"/, '"time":"1970-01-01T00:00:00.000Z"'),
+        expected[i],
+        `line ${i}, synchronous ${synchronous}`,
+      );
     }
   }
 });

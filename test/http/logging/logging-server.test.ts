@@ -1,7 +1,7 @@
 // End-to-end: a real listening HttpServer, real sockets, and a recording log writer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HttpServer } from "../../../src/http/http-server.js";
+import type { HttpServer } from "../../../src/http/http-server.js";
 import { HttpController } from "../../../src/http/http-controller.js";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
 import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/http-errors.js";
@@ -55,7 +55,11 @@ interface Setup {
   readonly onRedactContent?: (request: HttpRequest, content: string) => string;
 }
 
-async function serverWith(t: { after: (fn: () => Promise<void>) => void }, writer: HttpLogWriterClass, setup: Setup = {}): Promise<{ server: HttpServer<Context>; port: number }> {
+async function serverWith(
+  t: { after: (fn: () => Promise<void>) => void },
+  writer: HttpLogWriterClass,
+  setup: Setup = {},
+): Promise<{ server: HttpServer<Context>; port: number }> {
   const server = await started(Context, (s) => {
     s.baseUri = "/api";
     s.registerController(ThingsController);
@@ -75,8 +79,18 @@ test("writeRequest is called for a 401 and a 404 request too, and every response
   assert.equal((await ask(port, "/api/missing", { headers: authorized })).status, 404);
   assert.equal((await ask(port, "/api/things", { headers: authorized })).status, 200);
   await recording.until(() => recording.responses.length === 3);
-  assert.deepEqual(recording.requests.map((r) => [r.methodType, r.uri]), [["GET", "/api/things"], ["GET", "/api/missing"], ["GET", "/api/things"]]);
-  assert.deepEqual(recording.responses.map((r) => r.statusCode), [401, 404, 200]);
+  assert.deepEqual(
+    recording.requests.map((r) => [r.methodType, r.uri]),
+    [
+      ["GET", "/api/things"],
+      ["GET", "/api/missing"],
+      ["GET", "/api/things"],
+    ],
+  );
+  assert.deepEqual(
+    recording.responses.map((r) => r.statusCode),
+    [401, 404, 200],
+  );
   assert.equal(recording.responses[0].user, undefined);
   assert.deepEqual(recording.responses[2].user, { username: "ann", areas: ["admin"], tenant: "tenant-1" });
   assert.equal(recording.requests[0].remoteIp, "127.0.0.1");
@@ -105,7 +119,13 @@ test("headers and query parameters on the redaction list reach the writer as <re
   });
   const port = server.port;
   const answer = await ask(port, "/api/things?access_token=qs-secret&Q=1&PASSWORD=pw-secret", {
-    headers: { ...authorized, Cookie: "sid=cookie-secret", "X-API-Key": "key-secret", "x-tenant-key": "tenant-secret", Accept: "application/json" },
+    headers: {
+      ...authorized,
+      Cookie: "sid=cookie-secret",
+      "X-API-Key": "key-secret",
+      "x-tenant-key": "tenant-secret",
+      Accept: "application/json",
+    },
   });
   assert.equal(answer.status, 200);
   await recording.until(() => recording.responses.length === 1);
@@ -116,10 +136,15 @@ test("headers and query parameters on the redaction list reach the writer as <re
   assert.equal(headers["X-API-Key"], "<redacted>");
   assert.equal(headers["x-tenant-key"], "<redacted>");
   assert.equal(headers.Accept, "application/json");
-  assert.deepEqual(entry.params, [["access_token", "<redacted>"], ["Q", "1"], ["PASSWORD", "<redacted>"]]);
+  assert.deepEqual(entry.params, [
+    ["access_token", "<redacted>"],
+    ["Q", "1"],
+    ["PASSWORD", "<redacted>"],
+  ]);
   assert.equal(entry.paramsCount, 3);
   const text = JSON.stringify(entry);
-  for (const secret of ["Bearer good", "qs-secret", "pw-secret", "cookie-secret", "key-secret", "tenant-secret"]) assert.ok(!text.includes(secret), secret);
+  for (const secret of ["Bearer good", "qs-secret", "pw-secret", "cookie-secret", "key-secret", "tenant-secret"])
+    assert.ok(!text.includes(secret), secret);
 });
 
 test("adding a redacted name while a real server runs throws HttpServerError, and works again after stop", async (t) => {
@@ -163,7 +188,10 @@ test("onRedactContent is asked for the request body and again for the response b
   const answer = await ask(port, "/api/things", { method: "POST", headers: { ...authorized, "content-type": "application/json" }, body });
   assert.equal(answer.status, 200);
   await recording.until(() => recording.responses.length === 1);
-  assert.deepEqual(asked, [["/api/things", body], ["/api/things", answer.text]]);
+  assert.deepEqual(asked, [
+    ["/api/things", body],
+    ["/api/things", answer.text],
+  ]);
   assert.equal(recording.requests[0].content, '{"username":"ann","password":"***"}');
   assert.equal(recording.requests[0].contentLength, Buffer.byteLength(body));
   assert.equal(recording.responses[0].content, '{"created":true,"token":"***"}');
@@ -186,10 +214,18 @@ test("a form-encoded body is logged as redacted parameters, and omitted together
   const { port } = await serverWith(t, recordingWriter(recording), { parameters: new HttpLogParameters({ maxContentLength: 40 }) });
   const form = { ...authorized, "content-type": "application/x-www-form-urlencoded" };
   await ask(port, "/api/things?lang=it", { method: "POST", headers: form, body: "username=ann&password=hunter2" });
-  await ask(port, "/api/things?lang=it", { method: "POST", headers: form, body: "username=ann&password=hunter2&padding=" + "x".repeat(40) });
+  await ask(port, "/api/things?lang=it", {
+    method: "POST",
+    headers: form,
+    body: "username=ann&password=hunter2&padding=" + "x".repeat(40),
+  });
   await recording.until(() => recording.responses.length === 2);
   const [small, large] = recording.requests;
-  assert.deepEqual(small.params, [["lang", "it"], ["username", "ann"], ["password", "<redacted>"]]);
+  assert.deepEqual(small.params, [
+    ["lang", "it"],
+    ["username", "ann"],
+    ["password", "<redacted>"],
+  ]);
   assert.ok(!JSON.stringify(small).includes("hunter2"));
   assert.deepEqual([large.contentOmitted, large.paramsOmitted, large.params], [true, true, undefined]);
 });
@@ -207,7 +243,17 @@ test("a 5xx produces writeError with the task id of the response body and the ex
   await recording.until(() => recording.errors.length === 2);
   const [thrown, set] = recording.errors;
   assert.deepEqual(
-    [thrown.taskId, thrown.host, thrown.uri, thrown.statusCode, thrown.tenant, thrown.exceptionClassName, thrown.exceptionMessage, thrown.nestedExceptionClassName, thrown.nestedExceptionMessage],
+    [
+      thrown.taskId,
+      thrown.host,
+      thrown.uri,
+      thrown.statusCode,
+      thrown.tenant,
+      thrown.exceptionClassName,
+      thrown.exceptionMessage,
+      thrown.nestedExceptionClassName,
+      thrown.nestedExceptionMessage,
+    ],
     [taskId, "Shop.Example", "/api/things/fail", 500, "tenant-1", "TypeError", "handler broke", "RangeError", "first failure"],
   );
   assert.equal(set.taskId, (unavailable.json as { taskId: string }).taskId);

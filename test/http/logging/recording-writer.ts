@@ -1,4 +1,4 @@
-import {
+import type {
   HttpLogAction,
   HttpLogDiscarded,
   HttpLogError,
@@ -41,7 +41,13 @@ export class Recording {
     if (test()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`condition not reached in ${ms} ms; calls: ${this.calls.join(",")}`)), ms);
-      this.#waiters.push({ test, resolve: () => { clearTimeout(timer); resolve(); } });
+      this.#waiters.push({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 

@@ -6,7 +6,12 @@ import { ConcurrentUpdateError, TenonError } from "../../../src/errors.js";
 class CustomFailure extends Error {}
 
 test("a thrown error is rendered as its class name and message", () => {
-  assert.deepEqual(renderError(new RangeError("too far")), { className: "RangeError", message: "too far", nestedClassName: undefined, nestedMessage: undefined });
+  assert.deepEqual(renderError(new RangeError("too far")), {
+    className: "RangeError",
+    message: "too far",
+    nestedClassName: undefined,
+    nestedMessage: undefined,
+  });
   assert.equal(renderError(new CustomFailure("x")).className, "CustomFailure");
   assert.equal(renderError(new ConcurrentUpdateError("Company", 3)).className, "ConcurrentUpdateError");
 });
@@ -44,6 +49,10 @@ test("a thrown value that is not an error is rendered by its type and text", () 
   assert.deepEqual([renderError("oops").className, renderError("oops").message], ["string", "oops"]);
   assert.equal(renderError(null).className, "null");
   assert.equal(renderError({ message: "m" }).message, "m");
-  const hostile = { toString(): string { throw new Error("no"); } };
+  const hostile = {
+    toString(): string {
+      throw new Error("no");
+    },
+  };
   assert.equal(renderError(Object.create(hostile) as unknown).message, "");
 });

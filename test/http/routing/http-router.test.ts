@@ -55,7 +55,10 @@ describe("the router", () => {
 
   test("a path without escapes resolves as the same path written with escapes (two lookups, one answer)", () => {
     const table = router(["GET", "/?"], ["GET", "/a/?"], ["GET", "/a/?/?"], ["PUT", "/a/b/?/?/?"], ["GET", "/Ä/İx/?"], ["GET", "/c/*"]);
-    const escapeAll = (path: string): string => path.replace(/[^/]/gu, (c) => encodeURIComponent(c) === c ? `%${c.charCodeAt(0).toString(16).padStart(2, "0")}` : encodeURIComponent(c));
+    const escapeAll = (path: string): string =>
+      path.replace(/[^/]/gu, (c) =>
+        encodeURIComponent(c) === c ? `%${c.charCodeAt(0).toString(16).padStart(2, "0")}` : encodeURIComponent(c),
+      );
     const cases: [string, string, string | undefined, string[] | undefined][] = [
       ["GET", "/x", "GET /?", ["x"]],
       ["GET", "/", undefined, undefined],

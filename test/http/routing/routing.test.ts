@@ -178,7 +178,12 @@ describe("routing over a real socket", () => {
   });
 
   test("an anonymous caller gets 401 for unknown routes, wrong methods and real routes alike", async () => {
-    for (const [method, path] of [["GET", "/api/nothing"], ["DELETE", "/api/companies"], ["GET", "/api/companies"], ["PATCH", "/x"]]) {
+    for (const [method, path] of [
+      ["GET", "/api/nothing"],
+      ["DELETE", "/api/companies"],
+      ["GET", "/api/companies"],
+      ["PATCH", "/x"],
+    ]) {
       const answer = await ask(port, path, { method });
       assert.equal(answer.status, 401, `${method} ${path}`);
       assert.equal(answer.headers["www-authenticate"], "Bearer");
@@ -231,7 +236,10 @@ describe("route registration", () => {
       detail(): void {}
     }
     const server = new Server(Ctx);
-    assert.throws(() => server.registerController(BadController), (error: unknown) => error instanceof HttpServerError && /fixed segment after a placeholder/.test(error.message));
+    assert.throws(
+      () => server.registerController(BadController),
+      (error: unknown) => error instanceof HttpServerError && /fixed segment after a placeholder/.test(error.message),
+    );
   });
 
   test("a controller registers once; a generic controller registers once per entity type with its own URI", () => {

@@ -142,7 +142,10 @@ export function crudSuite(harness: EngineHarness): void {
       filter.offset = 1;
       filter.limit = 1;
       const page = await context.select(Company, filter);
-      assert.deepEqual(page.map((c) => c.name), ["Page B"]);
+      assert.deepEqual(
+        page.map((c) => c.name),
+        ["Page B"],
+      );
       assert.equal(await context.selectCount(Company, filter), 3);
     });
   });

@@ -49,7 +49,10 @@ export function eventsSuite(harness: EngineHarness): void {
       const [updateBefore, updateAfter] = serials();
       assert.notEqual(updateBefore, insertSerial);
       assert.equal(updateBefore, updateAfter);
-      assert.deepEqual(ticketLog.map((line) => line.replace(/ \d+/, "")), ["class before in", "beforeUpdate", "class after rows=1", "afterUpdate"]);
+      assert.deepEqual(
+        ticketLog.map((line) => line.replace(/ \d+/, "")),
+        ["class before in", "beforeUpdate", "class after rows=1", "afterUpdate"],
+      );
     });
 
     it("a before-event runs before validation and may make the entity valid", async () => {
@@ -67,7 +70,10 @@ export function eventsSuite(harness: EngineHarness): void {
       ticketLog.length = 0;
       ticket.title = "   ";
       await assert.rejects(context.update(ticket), ValidationError);
-      assert.deepEqual(ticketLog.map((line) => line.replace(/ \d+/, "")), ["class before in", "beforeUpdate"]);
+      assert.deepEqual(
+        ticketLog.map((line) => line.replace(/ \d+/, "")),
+        ["class before in", "beforeUpdate"],
+      );
       assert.equal((await stored(ticket.id))?.title, "valid");
     });
 
@@ -119,7 +125,10 @@ export function eventsSuite(harness: EngineHarness): void {
       await context.insert(gone);
       ticketLog.length = 0;
       await context.delete(gone);
-      assert.deepEqual(ticketLog.map((line) => line.replace(/ \d+/, "")), ["class before in", "beforeDelete", "class after rows=0", "afterDelete"]);
+      assert.deepEqual(
+        ticketLog.map((line) => line.replace(/ \d+/, "")),
+        ["class before in", "beforeDelete", "class after rows=0", "afterDelete"],
+      );
       assert.equal(await stored(gone.id), undefined);
     });
   });

@@ -43,7 +43,12 @@ export function filtersSuite(harness: EngineHarness): void {
 
     it("each comparison operator selects the rows it names", async () => {
       assert.deepEqual(await names(items().where("category").equal("pantry").build()), ["salt", "sugar"]);
-      assert.deepEqual(await names(items().where("category").notEqual("fruit").orderBy("name").build()), ["carrot", "leek", "salt", "sugar"]);
+      assert.deepEqual(await names(items().where("category").notEqual("fruit").orderBy("name").build()), [
+        "carrot",
+        "leek",
+        "salt",
+        "sugar",
+      ]);
       assert.deepEqual(await names(items().where("price").greater(1.5).build()), ["cherry", "leek"]);
       assert.deepEqual(await names(items().where("price").greaterOrEqual(1.5).build()), ["apple", "cherry", "leek"]);
       assert.deepEqual(await names(items().where("qty").less(1).build()), ["banana", "sugar"]);
@@ -68,20 +73,40 @@ export function filtersSuite(harness: EngineHarness): void {
 
     it("top-level conditions are ANDed and or() groups are explicit", async () => {
       const filter = items()
-        .where("category").equal("fruit")
+        .where("category")
+        .equal("fruit")
         .or((any) => any.where("qty").equal(0).where("price").greater(3))
         .build();
       assert.deepEqual(await names(filter), ["banana", "cherry"]);
       const nested = items()
-        .or((any) => any.and((all) => all.where("category").equal("pantry").where("qty").equal(0)).where("name").equal("leek"))
+        .or((any) =>
+          any
+            .and((all) => all.where("category").equal("pantry").where("qty").equal(0))
+            .where("name")
+            .equal("leek"),
+        )
         .build();
       assert.deepEqual(await names(nested), ["leek", "sugar"]);
     });
 
     it("not() negates its group", async () => {
-      assert.deepEqual(await names(items().not((all) => all.where("category").equal("fruit")).orderBy("name").build()), ["carrot", "leek", "salt", "sugar"]);
       assert.deepEqual(
-        await names(items().where("category").equal("fruit").not((all) => all.where("qty").greater(5).where("price").less(2)).build()),
+        await names(
+          items()
+            .not((all) => all.where("category").equal("fruit"))
+            .orderBy("name")
+            .build(),
+        ),
+        ["carrot", "leek", "salt", "sugar"],
+      );
+      assert.deepEqual(
+        await names(
+          items()
+            .where("category")
+            .equal("fruit")
+            .not((all) => all.where("qty").greater(5).where("price").less(2))
+            .build(),
+        ),
         ["banana", "cherry"],
       );
     });
@@ -93,7 +118,9 @@ export function filtersSuite(harness: EngineHarness): void {
     });
 
     it("an OR from the builder plus addWhere does not leak rows: the OR stays in parentheses", async () => {
-      const filter = items().or((any) => any.where("category").equal("fruit").where("category").equal("pantry")).build();
+      const filter = items()
+        .or((any) => any.where("category").equal("fruit").where("category").equal("pantry"))
+        .build();
       filter.addWhere("Qty = :zero", { zero: 0 });
       assert.deepEqual(await names(filter), ["banana", "sugar"]);
       const count = await (async () => {
@@ -117,7 +144,10 @@ export function filtersSuite(harness: EngineHarness): void {
     });
 
     it("an unknown property, LIKE on a non-text column and a null comparison are refused", () => {
-      assert.throws(() => items().where("nope"), (error: unknown) => error instanceof TenonError && /Item has no mapped column nope/.test(error.message));
+      assert.throws(
+        () => items().where("nope"),
+        (error: unknown) => error instanceof TenonError && /Item has no mapped column nope/.test(error.message),
+      );
       assert.throws(() => items().orderBy("Price"), TenonError);
       assert.throws(() => items().where("qty").like("1%"), TenonError);
       assert.throws(() => items().where("qty").greater(null), TenonError);

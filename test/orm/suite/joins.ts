@@ -22,7 +22,11 @@ export function joinsSuite(harness: EngineHarness): void {
       closed.name = "Closed Ltd";
       closed.active = false;
       await context.insert(closed);
-      for (const [last, company] of [["Zeta", acme], ["Alpha", acme], ["Mid", closed]] as const) {
+      for (const [last, company] of [
+        ["Zeta", acme],
+        ["Alpha", acme],
+        ["Mid", closed],
+      ] as const) {
         const employee = await context.createEntity(Employee);
         employee.firstName = "F";
         employee.lastName = last;
@@ -52,7 +56,10 @@ export function joinsSuite(harness: EngineHarness): void {
       const filter = new Filter();
       filter.add({ kind: "compare", column: mapping.column("companyName")!, operator: "=", value: "Acme" });
       filter.orderBy.push({ column: mapping.column("lastName")!, direction: "ASC" });
-      assert.deepEqual((await context.select(EmployeeDirectory, filter)).map((r) => r.lastName), ["Alpha", "Zeta"]);
+      assert.deepEqual(
+        (await context.select(EmployeeDirectory, filter)).map((r) => r.lastName),
+        ["Alpha", "Zeta"],
+      );
     });
 
     it("a join entity is read-only: insert, update and delete raise TenonError", async () => {

@@ -91,7 +91,10 @@ export function relationsSuite(harness: EngineHarness): void {
       const read = await reader.get(Order, order.id);
       assert.equal(read.lines.isLoaded, false);
       const lines = await read.lines.load();
-      assert.deepEqual(lines.map((l) => l.product), ["P0", "P1", "P2", "P3"]);
+      assert.deepEqual(
+        lines.map((l) => l.product),
+        ["P0", "P1", "P2", "P3"],
+      );
       assert.ok(lines.every((l) => l.order.id === order.id));
     });
 
@@ -100,7 +103,9 @@ export function relationsSuite(harness: EngineHarness): void {
       const order = await orderWithLines(context, 1);
       const read = await context.get(Order, order.id);
       assert.equal((await read.lines.load()).length, 1);
-      await db.exec(`INSERT INTO OrderLines (ID, OrderID, Product, Quantity, Price, VersionID) VALUES (${90000 + order.id}, ${order.id}, 'Late', 1, '2.00', 0)`);
+      await db.exec(
+        `INSERT INTO OrderLines (ID, OrderID, Product, Quantity, Price, VersionID) VALUES (${90000 + order.id}, ${order.id}, 'Late', 1, '2.00', 0)`,
+      );
       await context.refresh(read);
       assert.equal(read.lines.isLoaded, false);
       assert.equal((await read.lines.load()).length, 2);

@@ -85,7 +85,9 @@ export function transactionsSuite(harness: EngineHarness): void {
       let counting: Promise<number[]> | undefined;
       await writer.transaction(async () => {
         await insertCompany(writer, "Held Back");
-        counting = Promise.all(readers.map((reader) => reader.selectCount(Company, new Filter().addWhere("Name = :n", { n: "Held Back" }))));
+        counting = Promise.all(
+          readers.map((reader) => reader.selectCount(Company, new Filter().addWhere("Name = :n", { n: "Held Back" }))),
+        );
         await sleep(20);
       });
       const counts = await counting;
@@ -148,7 +150,10 @@ export function transactionsSuite(harness: EngineHarness): void {
       first.name = "Refused twin, renamed";
       await context.update(first);
       const stored = await db.rows(`SELECT VersionID AS v FROM Companies WHERE Name = 'Refused twin, renamed'`);
-      assert.deepEqual(stored.map((row) => Number(row.v)), [1]);
+      assert.deepEqual(
+        stored.map((row) => Number(row.v)),
+        [1],
+      );
     });
   });
 }

@@ -76,16 +76,19 @@ export function typesSuite(harness: EngineHarness): void {
     });
 
     it("floats and text come back unchanged, including unicode and quotes", async () => {
-      const { read } = await roundTrip({ ratio: 0.1 + 0.2, label: "Zoë's \"naïve\" café ☕ 𝄞 \\ ` end" });
+      const { read } = await roundTrip({ ratio: 0.1 + 0.2, label: 'Zoë\'s "naïve" café ☕ 𝄞 \\ ` end' });
       assert.equal(read.ratio, 0.1 + 0.2);
-      assert.equal(read.label, "Zoë's \"naïve\" café ☕ 𝄞 \\ ` end");
+      assert.equal(read.label, 'Zoë\'s "naïve" café ☕ 𝄞 \\ ` end');
       const tiny = await roundTrip({ ratio: -1.5e-300 });
       assert.equal(tiny.read.ratio, -1.5e-300);
     });
 
     it("every nullable column comes back null", async () => {
       const { read } = await roundTrip({});
-      assert.deepEqual([read.big, read.ratio, read.amount, read.flag, read.at, read.data, read.label], [null, null, null, null, null, null, null]);
+      assert.deepEqual(
+        [read.big, read.ratio, read.amount, read.flag, read.at, read.data, read.label],
+        [null, null, null, null, null, null, null],
+      );
     });
 
     it("filter parameters of every type match the stored values", async () => {
@@ -110,7 +113,10 @@ export function typesSuite(harness: EngineHarness): void {
       const filter = new Filter().addWhere("Label = :label AND At > :from", { label, from: new Date("2000-01-01T00:00:00.000Z") });
       filter.orderBy.push({ column: EntityMapping.of(Gadget).column("at")!, direction: "DESC" });
       const read = await context.select(Gadget, filter);
-      assert.deepEqual(read.map((g) => g.at?.toISOString()), ["2030-01-01T00:00:00.002Z", "2030-01-01T00:00:00.001Z"]);
+      assert.deepEqual(
+        read.map((g) => g.at?.toISOString()),
+        ["2030-01-01T00:00:00.002Z", "2030-01-01T00:00:00.001Z"],
+      );
     });
   });
 }
