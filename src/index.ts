@@ -45,7 +45,8 @@ export { JsonContext } from "./json/json-context.js";
 export { JsonSerializerConfig } from "./json/json-serializer-config.js";
 export { JsonIgnore, JsonIgnoreSerialize, JsonIgnoreDeserialize, type JsonFieldDecorator } from "./json/json-decorators.js";
 export { isSerialized, isDeserialized, isFilterable, jsonPropertyName, type JsonMember } from "./json/json-visibility.js";
-export { decodeColumnJson, parseIsoDate } from "./json/column-json.js";
+export { decodeColumnJson } from "./json/column-json.js";
+export { parseIsoDate } from "./values/iso-date.js";
 export type { JsonValue, JsonObject } from "./json/json-value.js";
 export {
   Required,

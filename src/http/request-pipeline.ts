@@ -11,6 +11,7 @@ import type { HttpLogger } from "./logging/http-logger.js";
 import { BodyReader } from "./body-reader.js";
 import { writePreflight, writeResponse } from "./response-writer.js";
 import { isSettledDisposal } from "../session/context.js";
+import { isInt32 } from "../values/integer-range.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 
 /** What the router holds for one route. @internal */
@@ -337,7 +338,7 @@ function int32Args(values: readonly string[], path: string): number[] {
   const args: number[] = [];
   for (const value of values) {
     const number = int32Pattern.test(value) ? Number(value) : Number.NaN;
-    if (!(number >= -2147483648 && number <= 2147483647)) {
+    if (!isInt32(number)) {
       throw new HttpError(HttpStatus.badRequest, HttpTexts.invalidInt32Segment(value, path));
     }
     args.push(number);

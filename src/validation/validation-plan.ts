@@ -3,7 +3,7 @@ import type { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js"
 import { registerMappingCheck } from "../mapping/entity-mapping.js";
 import { Lazy } from "../mapping/lazy.js";
 import type { RawMember } from "../mapping/metadata-store.js";
-import { compareDecimalText, decimalTextOf } from "./decimal-compare.js";
+import { compareDecimalText, decimalTextOf } from "../values/decimal-text.js";
 import { isValidEmailAddress } from "./email-address.js";
 import { textLength } from "./text-length.js";
 import { ValidationKey, type NumericLimit, type RuleDeclaration } from "./validation-decorators.js";

@@ -1,6 +1,7 @@
-import { formatIsoDate } from "../../iso-date.js";
+import { formatIsoDate } from "../../values/iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
+import { bufferOf } from "../../values/bytes.js";
 import { convertCommon } from "../value-conversion.js";
 
 /**
@@ -44,7 +45,7 @@ export class MariaDbDialect implements Dialect {
   toParameter(value: unknown): unknown {
     if (typeof value === "boolean") return value ? 1 : 0;
     if (value instanceof Date) return formatUtcDateTime(value);
-    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    if (value instanceof Uint8Array) return bufferOf(value);
     return value;
   }
 }

@@ -1,6 +1,7 @@
-import { formatIsoDate } from "../../iso-date.js";
+import { formatIsoDate } from "../../values/iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
+import { bufferOf } from "../../values/bytes.js";
 import { convertCommon } from "../value-conversion.js";
 
 /**
@@ -50,7 +51,7 @@ export class PostgresDialect implements Dialect {
   toParameter(value: unknown): unknown {
     if (value instanceof Date) return formatIsoDate(value);
     if (typeof value === "bigint") return value.toString();
-    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    if (value instanceof Uint8Array) return bufferOf(value);
     return value;
   }
 }

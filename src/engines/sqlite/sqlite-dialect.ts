@@ -1,6 +1,7 @@
-import { formatIsoDate } from "../../iso-date.js";
+import { formatIsoDate } from "../../values/iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
+import { bufferOf } from "../../values/bytes.js";
 import { convertCommon } from "../value-conversion.js";
 
 /**
@@ -35,9 +36,7 @@ export class SqliteDialect implements Dialect {
       case "date":
         return formatIsoDate(value as Date);
       case "blob":
-        return Buffer.isBuffer(value)
-          ? value
-          : Buffer.from((value as Uint8Array).buffer, (value as Uint8Array).byteOffset, (value as Uint8Array).byteLength);
+        return bufferOf(value as Uint8Array);
       default:
         return this.toParameter(value);
     }
@@ -52,7 +51,7 @@ export class SqliteDialect implements Dialect {
   toParameter(value: unknown): unknown {
     if (typeof value === "boolean") return value ? 1 : 0;
     if (value instanceof Date) return formatIsoDate(value);
-    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    if (value instanceof Uint8Array) return bufferOf(value);
     return value;
   }
 }

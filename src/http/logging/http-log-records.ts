@@ -3,7 +3,7 @@
  * so a consumer may read them after the request is gone; `toJson()` is meant for the consumer side.
  * JSON keys are the camelCase property names, like every other JSON that Tenon writes.
  */
-import { formatIsoTime } from "../../iso-date.js";
+import { formatIsoTime } from "../../values/iso-date.js";
 
 /** A captured list of headers or parameters: `[name, value]` pairs in arrival order, redacted values replaced. */
 export type HttpLogNameValues = readonly (readonly [name: string, value: string])[];

@@ -79,9 +79,35 @@ export function parseIsoTime(text: string): number {
   return new Date(text).getTime();
 }
 
-/** The Date of ISO text (see `parseIsoTime`). */
-export function parseIsoDate(text: string): Date {
-  return new Date(parseIsoTime(text));
+const strictIsoDate = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * Reads an ISO-8601 date (`2024-05-01`, read as UTC midnight) or date and time with a zone (`Z` or
+ * `+02:00`); a time without a zone is ambiguous and refused, as is an impossible calendar date. The one
+ * strict reader of dates a client sends; `parseIsoTime` is for the text Tenon itself stored.
+ */
+export function parseIsoDate(text: string): Date | undefined {
+  const match = strictIsoDate.exec(text);
+  if (match === null) return undefined;
+  const [, y, mo, d, h = "0", mi = "0", s = "0", fraction = "", zone = "Z"] = match;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > monthLength(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  let offsetMinutes = 0;
+  if (zone !== "Z") {
+    const offsetHours = Number(zone.slice(1, 3));
+    const offsetRest = Number(zone.slice(4, 6));
+    if (offsetHours > 23 || offsetRest > 59) return undefined;
+    offsetMinutes = (zone[0] === "-" ? -1 : 1) * (offsetHours * 60 + offsetRest);
+  }
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute - offsetMinutes, second, Number(fraction.padEnd(3, "0").slice(0, 3)));
+  return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
 /** The number written by `count` decimal digits at `start`, or -1 when one of them is not a digit. */

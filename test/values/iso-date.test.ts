@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { formatIsoDate, formatIsoTime, parseIsoTime } from "../src/iso-date.js";
+import { formatIsoDate, formatIsoTime, parseIsoDate, parseIsoTime } from "../../src/values/iso-date.js";
 
 /** A small deterministic generator (mulberry32), so that a failure can be replayed. */
 function random(seed: number): () => number {
@@ -77,5 +77,26 @@ describe("ISO dates written and read by hand", () => {
       "",
     ];
     for (const text of others) assert.ok(Object.is(parseIsoTime(text), new Date(text).getTime()), JSON.stringify(text));
+  });
+});
+
+describe("the strict ISO date reader", () => {
+  test("reads a date as UTC midnight and a time with its zone", () => {
+    assert.equal(parseIsoDate("2024-05-01")?.toISOString(), "2024-05-01T00:00:00.000Z");
+    assert.equal(parseIsoDate("2024-05-01T10:00:00+02:00")?.toISOString(), "2024-05-01T08:00:00.000Z");
+    assert.equal(parseIsoDate("2024-02-29T23:59:59.123456Z")?.toISOString(), "2024-02-29T23:59:59.123Z");
+  });
+
+  test("refuses a time without a zone, an impossible date and text the built-in parser would accept", () => {
+    for (const text of [
+      "2024-05-01T10:00:00",
+      "2023-02-29",
+      "2024-13-01",
+      "2024-05-01T24:00:00Z",
+      "May 1, 2024",
+      "2024-05-01T10:00Z+25:00",
+    ]) {
+      assert.equal(parseIsoDate(text), undefined, text);
+    }
   });
 });
