@@ -1,27 +1,17 @@
-import { ConcurrentUpdateError, EntityNotFoundError, RelationConstraintError, TenonError } from "../errors.js";
+import { EntityNotFoundError, TenonError } from "../errors.js";
 import type { Connection, Database } from "../engines/database.js";
-import { hasEvents, runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
+import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
-import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
-import { Lazy } from "../mapping/lazy.js";
-import { compileNamedParameters } from "../sql/named-parameters.js";
+import { EntityMapping } from "../mapping/entity-mapping.js";
+import { compileApplicationSql } from "../sql/named-parameters.js";
 import { statementsOf, type CompiledStatement } from "../sql/entity-statements.js";
-import { hasValidatorMethods, validateEntity } from "../validation/validate-entity.js";
+import { validateEntity } from "../validation/validate-entity.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
-
-/** The promise of a disposal with nothing left to wait for. */
-const settled: Promise<void> = Promise.resolve();
-
-/**
- * True when `disposal` is what `dispose()` answers once nothing is left to wait for (the connection was given
- * back at once, or none was taken): the request pipeline then finishes the request without a promise reaction.
- * @internal
- */
-export function isSettledDisposal(disposal: unknown): boolean {
-  return disposal === settled;
-}
+import { SessionConnection } from "./session-connection.js";
+import { TransactionScope } from "./transaction-scope.js";
+import { applyRelations, columnValues, expectOneRow, isSingleStatement, keyValues, stamp, writableMapping } from "./write-values.js";
 
 /** Options of a read by primary key. */
 export interface GetOptions {
@@ -46,21 +36,20 @@ export class Context implements AsyncDisposable {
   onGetCurrentUser: (() => string) | undefined = undefined;
   readonly #identityMap = new IdentityMap();
   readonly #entities: EntityMaterializer;
-  #connection: Promise<Connection> | undefined;
-  /** The connection once it is open, so that reads skip a wait on the promise. */
-  #connected: Connection | undefined;
-  #transactionDepth = 0;
-  #disposed = false;
+  readonly #connection: SessionConnection;
+  readonly #transaction: TransactionScope;
 
   /** @param database where the session reads and writes; the connection is taken lazily. */
   constructor(database: Database) {
     this.database = database;
     this.#entities = new EntityMaterializer(database.dialect, this.#identityMap, this);
+    this.#connection = new SessionConnection(database);
+    this.#transaction = new TransactionScope(this.#connection, () => this.#identityMap.clear());
   }
 
   /** Whether a transaction is open. */
   get inTransaction(): boolean {
-    return this.#transactionDepth > 0;
+    return this.#transaction.active;
   }
 
   /** The entity of `entityClass` with this primary key; throws `EntityNotFoundError` when there is none. */
@@ -94,7 +83,7 @@ export class Context implements AsyncDisposable {
     }
     const statements = statementsOf(mapping, this.database.dialect);
     const statement = statements.selectById(id, includeDeleted);
-    const rows = this.#connectNow()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
+    const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
     if (rows !== undefined) return this.#first(mapping, rows);
     return this.#query(statement, statements.exactIntegers).then((read) => this.#first(mapping, read));
   }
@@ -104,12 +93,16 @@ export class Context implements AsyncDisposable {
     return rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]);
   }
 
+  /** The entities of the rows a SELECT of `mapping` answers. */
+  async #entitiesOf<T extends object>(mapping: EntityMapping<T>, statement: CompiledStatement): Promise<T[]> {
+    const rows = await this.#query(statement, statementsOf(mapping, this.database.dialect).exactIntegers);
+    return rows.map((row) => this.#entities.materialize(mapping, row));
+  }
+
   /** The entities a filter selects, in its order and page. */
   async select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
     const mapping = EntityMapping.of(entityClass);
-    const statements = statementsOf(mapping, this.database.dialect);
-    const rows = await this.#query(statements.select(filter), statements.exactIntegers);
-    return rows.map((row) => this.#entities.materialize(mapping, row));
+    return this.#entitiesOf(mapping, statementsOf(mapping, this.database.dialect).select(filter));
   }
 
   /** Every entity of the class (the fixed WHERE clause and the soft-delete guard still apply). */
@@ -122,6 +115,19 @@ export class Context implements AsyncDisposable {
     const mapping = EntityMapping.of(entityClass);
     const rows = await this.#query(statementsOf(mapping, this.database.dialect).count(filter), false);
     return Number(rows[0][0]);
+  }
+
+  /**
+   * The number of rows a filter matches and the entities of its page, from one rendering of its WHERE clause
+   * (what the CRUD reader's select answers). No page is read when nothing matches.
+   */
+  async selectPage<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<{ count: number; entities: T[] }> {
+    const mapping = EntityMapping.of(entityClass);
+    const statements = statementsOf(mapping, this.database.dialect);
+    const where = statements.where(filter);
+    const count = Number((await this.#query(statements.count(filter, where), false))[0][0]);
+    if (count === 0) return { count, entities: [] };
+    return { count, entities: await this.#entitiesOf(mapping, statements.select(filter, where)) };
   }
 
   /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */
@@ -137,7 +143,7 @@ export class Context implements AsyncDisposable {
   async nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
     const mapping = EntityMapping.of(entityClass);
     if (mapping.sequenceName === undefined) throw new TenonError(`${mapping.name}: drawing a key needs a @Sequence.`);
-    const connection = await this.#acquire();
+    const connection = await this.#connection.acquire();
     return connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
   }
 
@@ -146,16 +152,16 @@ export class Context implements AsyncDisposable {
    * events, in one transaction. A primary key that is not a positive number is drawn from the sequence first.
    */
   async insert<T extends object>(entity: T): Promise<void> {
-    const mapping = this.#writable(entity);
+    const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
     await this.#write("insert", mapping, entity, async (connection) => {
       const id = mapping.primaryKey.get(entity);
       if (typeof id !== "number" || !(id > 0)) mapping.primaryKey.set(entity, await this.nextId(mapping.entityClass));
       mapping.versionColumn?.set(entity, 0);
-      this.#stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity);
+      stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, this.onGetCurrentUser?.());
       const validating = validateEntity(mapping, entity, this);
       if (validating !== undefined) await validating;
-      await connection.execute(statements.insertSql, this.#values(statements.insertColumns, entity));
+      await connection.execute(statements.insertSql, columnValues(statements.insertColumns, entity, this.database.dialect));
       this.#entities.attach(mapping, entity);
       this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
     });
@@ -167,14 +173,14 @@ export class Context implements AsyncDisposable {
    * No row changed raises `ConcurrentUpdateError`.
    */
   async update<T extends object>(entity: T): Promise<void> {
-    const mapping = this.#writable(entity);
+    const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
     await this.#write("update", mapping, entity, async (connection) => {
-      this.#stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity);
+      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.onGetCurrentUser?.());
       const validating = validateEntity(mapping, entity, this);
       if (validating !== undefined) await validating;
-      const parameters = [...this.#values(statements.updateColumns, entity), ...this.#keyValues(mapping, entity)];
-      await this.#expectOneRow(connection, statements.updateSql, parameters, mapping, entity);
+      const parameters = [...columnValues(statements.updateColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
+      await expectOneRow(connection, statements.updateSql, parameters, mapping, entity);
     });
   }
 
@@ -184,16 +190,16 @@ export class Context implements AsyncDisposable {
    * or a DELETE, then after-delete events, in one transaction.
    */
   async delete<T extends object>(entity: T): Promise<void> {
-    const mapping = this.#writable(entity);
+    const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
     await this.#write("delete", mapping, entity, async (connection) => {
-      await this.#applyRelations(connection, mapping, entity);
+      await applyRelations(connection, statements, entity);
       if (statements.softDeleteSql !== undefined) {
-        this.#stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity);
-        const parameters = [...this.#values(statements.softDeleteColumns, entity), ...this.#keyValues(mapping, entity)];
-        await this.#expectOneRow(connection, statements.softDeleteSql, parameters, mapping, entity);
+        stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, this.onGetCurrentUser?.());
+        const parameters = [...columnValues(statements.softDeleteColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
+        await expectOneRow(connection, statements.softDeleteSql, parameters, mapping, entity);
       } else {
-        await this.#expectOneRow(connection, statements.deleteSql, this.#keyValues(mapping, entity), mapping, entity);
+        await expectOneRow(connection, statements.deleteSql, keyValues(mapping, entity), mapping, entity);
       }
       this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
     });
@@ -201,14 +207,14 @@ export class Context implements AsyncDisposable {
 
   /** Brings a soft-deleted entity back: clears the Deleted pair and writes the Updated pair (SPEC.md 3). */
   async undelete<T extends object>(entity: T): Promise<void> {
-    const mapping = this.#writable(entity);
+    const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
     if (statements.undeleteSql === undefined) throw new TenonError(`${mapping.name}: undelete needs a @DeletedAt column.`);
     await this.transaction(async () => {
-      const connection = await this.#acquire();
-      this.#stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity);
-      const parameters = [...this.#values(statements.undeleteColumns, entity), ...this.#keyValues(mapping, entity)];
-      await this.#expectOneRow(connection, statements.undeleteSql as string, parameters, mapping, entity);
+      const connection = await this.#connection.acquire();
+      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.onGetCurrentUser?.());
+      const parameters = [...columnValues(statements.undeleteColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
+      await expectOneRow(connection, statements.undeleteSql as string, parameters, mapping, entity);
       mapping.audit.deletedAt?.set(entity, null);
       mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
       this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
@@ -228,33 +234,8 @@ export class Context implements AsyncDisposable {
    * Runs `work` in one transaction: commit when it resolves, roll back when it throws. A transaction
    * inside a transaction joins the outer one.
    */
-  async transaction<R>(work: () => Promise<R>): Promise<R> {
-    if (this.#transactionDepth > 0) {
-      this.#transactionDepth++;
-      try {
-        return await work();
-      } finally {
-        this.#transactionDepth--;
-      }
-    }
-    const connection = await this.#acquire();
-    await connection.begin();
-    this.#transactionDepth = 1;
-    try {
-      const result = await work();
-      await connection.commit();
-      return result;
-    } catch (error) {
-      this.#identityMap.clear();
-      try {
-        await connection.rollback();
-      } catch (rollbackError) {
-        throw new TenonError(`The transaction failed and so did its rollback: ${(rollbackError as Error).message}`, { cause: error });
-      }
-      throw error;
-    } finally {
-      this.#transactionDepth = 0;
-    }
+  transaction<R>(work: () => Promise<R>): Promise<R> {
+    return this.#transaction.run(work);
   }
 
   /**
@@ -268,40 +249,19 @@ export class Context implements AsyncDisposable {
 
   /** Runs SQL of the application with `:name` parameters and answers the rows as arrays. */
   async query(sql: string, parameters: Readonly<Record<string, unknown>> = {}): Promise<unknown[][]> {
-    const positional: unknown[] = [];
-    const text = this.#compile(sql, parameters, positional);
-    return (await this.#acquire()).query(text, positional);
+    const statement = compileApplicationSql(sql, parameters, this.database.dialect);
+    return (await this.#connection.acquire()).query(statement.sql, statement.parameters);
   }
 
   /** Runs an SQL statement of the application with `:name` parameters and answers the rows it changed. */
   async execute(sql: string, parameters: Readonly<Record<string, unknown>> = {}): Promise<number> {
-    const positional: unknown[] = [];
-    const text = this.#compile(sql, parameters, positional);
-    return (await this.#acquire()).execute(text, positional);
-  }
-
-  /** The application's SQL in the engine's placeholder form, its values converted and appended to `positional`. */
-  #compile(sql: string, parameters: Readonly<Record<string, unknown>>, positional: unknown[]): string {
-    const dialect = this.database.dialect;
-    const values = new Map(Object.entries(parameters).map(([name, value]) => [name, dialect.toParameter(value)]));
-    return compileNamedParameters(sql, values, dialect, positional);
+    const statement = compileApplicationSql(sql, parameters, this.database.dialect);
+    return (await this.#connection.acquire()).execute(statement.sql, statement.parameters);
   }
 
   /** Gives the connection back (rolling back an unfinished transaction). Safe to call twice. */
   dispose(): Promise<void> {
-    if (this.#disposed) return settled;
-    this.#disposed = true;
-    const pending = this.#connection;
-    const connected = this.#connected;
-    this.#connection = undefined;
-    this.#connected = undefined;
-    if (pending === undefined) return settled;
-    // An open connection goes back at once; one still opening goes back when it opens.
-    if (connected !== undefined) {
-      releaseQuietly(connected);
-      return settled;
-    }
-    return pending.then(releaseQuietly, () => undefined); // a connection that never opened has nothing to give back
+    return this.#connection.dispose();
   }
 
   /** Same as `dispose()`, for `await using`. */
@@ -309,52 +269,16 @@ export class Context implements AsyncDisposable {
     return this.dispose();
   }
 
-  #acquire(): Promise<Connection> {
-    if (this.#disposed) return Promise.reject(new TenonError("The context has been disposed."));
-    if (this.#connection === undefined && this.#connectNow() === undefined) {
-      const pending = this.database.acquire();
-      this.#connection = pending;
-      pending.then(
-        (connection) => {
-          if (this.#connection === pending) this.#connected = connection;
-        },
-        () => {
-          if (this.#connection === pending) this.#connection = undefined;
-        },
-      );
-    }
-    return this.#connection as Promise<Connection>;
-  }
-
-  /** The open connection, or one the database hands over without waiting (then it is this session's), or undefined. */
-  #connectNow(): Connection | undefined {
-    if (this.#connected !== undefined || this.#connection !== undefined || this.#disposed) return this.#connected;
-    const connection = this.database.acquireNow?.();
-    if (connection !== undefined) {
-      this.#connected = connection;
-      this.#connection = Promise.resolve(connection);
-    }
-    return connection;
-  }
-
   #query(statement: CompiledStatement, exactIntegers: boolean): Promise<unknown[][]> {
-    const connection = this.#connectNow();
+    const connection = this.#connection.now();
     if (connection !== undefined) return connection.query(statement.sql, statement.parameters, exactIntegers);
-    return this.#acquire().then((acquired) => acquired.query(statement.sql, statement.parameters, exactIntegers));
-  }
-
-  #writable(entity: object): EntityMapping {
-    const mapping = EntityMapping.of(entity.constructor as EntityClass);
-    if (mapping.isJoinEntity)
-      throw new TenonError(`${mapping.name} is a join entity and is read-only: insert, update and delete are refused.`);
-    return mapping;
+    return this.#connection.acquire().then((acquired) => acquired.query(statement.sql, statement.parameters, exactIntegers));
   }
 
   /**
-   * Runs one write with its events in a transaction. A write that runs no code of the application (no
-   * events, no `@Validator` methods, and for a delete no relations to check) sends a single statement, which
-   * is atomic by itself: it runs without BEGIN and COMMIT, saving two round trips to a server engine.
-   * (Drawing a key from a sequence before an insert is not transactional on any engine anyway.)
+   * Runs one write with its events in a transaction. A write that runs no application code (`isSingleStatement`)
+   * is one statement, atomic by itself: it runs without BEGIN and COMMIT, saving two round trips to a server
+   * engine. (Drawing a key from a sequence before an insert is not transactional on any engine anyway.)
    */
   async #write(
     kind: EntityEventKind,
@@ -362,72 +286,14 @@ export class Context implements AsyncDisposable {
     entity: object,
     statement: (connection: Connection) => Promise<void>,
   ): Promise<void> {
-    if (this.#transactionDepth === 0 && isSingleStatement(kind, mapping)) {
-      await statement(this.#connectNow() ?? (await this.#acquire()));
+    if (!this.#transaction.active && isSingleStatement(kind, mapping)) {
+      await statement(this.#connection.now() ?? (await this.#connection.acquire()));
       return;
     }
     await this.transaction(async () => {
       await runBeforeEvents(kind, mapping, entity, this);
-      await statement(await this.#acquire());
+      await statement(await this.#connection.acquire());
       await runAfterEvents(kind, mapping, entity, this);
     });
-  }
-
-  async #expectOneRow(connection: Connection, sql: string, parameters: unknown[], mapping: EntityMapping, entity: object): Promise<void> {
-    const changed = await connection.execute(sql, parameters);
-    if (changed === 0) throw new ConcurrentUpdateError(mapping.name, mapping.idOf(entity));
-    const version = mapping.versionColumn;
-    if (version !== undefined) version.set(entity, (version.get(entity) as number) + 1);
-  }
-
-  async #applyRelations(connection: Connection, mapping: EntityMapping, entity: object): Promise<void> {
-    const q = (name: string): string => this.database.dialect.quoteIdentifier(name);
-    const p = this.database.dialect.placeholder(0);
-    const id = mapping.idOf(entity);
-    for (const relation of mapping.relations) {
-      if (relation.cascade) {
-        await connection.execute(`DELETE FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${p}`, [id]);
-      } else {
-        const rows = await connection.query(`SELECT COUNT(*) FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${p}`, [id]);
-        const children = Number(rows[0][0]);
-        if (children > 0) throw new RelationConstraintError(mapping.name, id, relation.table, children);
-      }
-    }
-  }
-
-  #stamp(at: ColumnMapping | undefined, by: ColumnMapping | undefined, entity: object): void {
-    at?.set(entity, new Date());
-    by?.set(entity, this.onGetCurrentUser?.() ?? "");
-  }
-
-  #values(columns: readonly ColumnMapping[], entity: object): unknown[] {
-    const dialect = this.database.dialect;
-    const values = new Array<unknown>(columns.length);
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i];
-      let value = column.get(entity);
-      if (column.type.kind === "lazy") value = value instanceof Lazy ? value.id : null;
-      values[i] = value === undefined ? null : dialect.toDatabase(value, column.type);
-    }
-    return values;
-  }
-
-  #keyValues(mapping: EntityMapping, entity: object): unknown[] {
-    const id = mapping.idOf(entity);
-    return mapping.versionColumn !== undefined ? [id, mapping.versionColumn.get(entity)] : [id];
-  }
-}
-
-/** Whether a write of `kind` sends one statement and runs no application code (see `Context.#write`). */
-function isSingleStatement(kind: EntityEventKind, mapping: EntityMapping): boolean {
-  return !hasEvents(kind, mapping) && !hasValidatorMethods(mapping) && (kind !== "delete" || mapping.relations.length === 0);
-}
-
-/** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */
-function releaseQuietly(connection: Connection): void {
-  try {
-    connection.release();
-  } catch {
-    // nothing the session can do about it
   }
 }

@@ -11,8 +11,8 @@ export interface Dialect {
   quoteIdentifier(identifier: string): string;
   /** The positional placeholder of the parameter at `index` (0-based): `?` or `$1`. */
   placeholder(index: number): string;
-  /** The clause that pages a SELECT: appended after ORDER BY. */
-  paginate(offset: number, limit: number): string;
+  /** The clause that pages a SELECT, appended after ORDER BY, from the placeholders of the bound limit and offset. */
+  paginate(limit: string, offset: string): string;
   /** Converts an entity value to what the driver binds. `null` stays null. */
   toDatabase(value: unknown, type: ColumnType<unknown>): unknown;
   /** Converts what the driver read to the entity value of the declared type. `null` stays null. */

@@ -1,5 +1,6 @@
 import type { Condition, OrderByItem } from "../filter/condition.js";
 import type { Filter } from "../filter/filter.js";
+import type { RelationDeclaration } from "../mapping/entity-decorators.js";
 import type { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "./dialect.js";
 import { compileNamedParameters } from "./named-parameters.js";
@@ -10,6 +11,46 @@ export interface CompiledStatement {
   readonly sql: string;
   /** The values, in placeholder order, already converted for the driver. */
   readonly parameters: unknown[];
+}
+
+/**
+ * A filter's WHERE clause rendered once (empty text when nothing restricts the rows), so that the count
+ * and the page of one read share it.
+ */
+export interface RenderedWhere {
+  /** ` WHERE ...` in the engine's placeholder form, or "". */
+  readonly sql: string;
+  /** Its values, in placeholder order; a statement built on it appends its own after them. */
+  readonly parameters: readonly unknown[];
+}
+
+/** What a delete of the parent does about one `@Relation`, with the child key as its one parameter. */
+export interface RelationStatement {
+  /** The relation. */
+  readonly relation: RelationDeclaration;
+  /** `DELETE` of the children when the relation cascades, otherwise `SELECT COUNT(*)` of them. */
+  readonly sql: string;
+}
+
+/** Where the values of one rendering go: each bound value becomes the next placeholder. */
+class Binding {
+  readonly parameters: unknown[] = [];
+  readonly #dialect: Dialect;
+
+  constructor(dialect: Dialect) {
+    this.#dialect = dialect;
+  }
+
+  /** Appends a value (already converted for the driver) and answers its placeholder. */
+  bind(value: unknown): string {
+    this.parameters.push(value);
+    return this.#dialect.placeholder(this.parameters.length - 1);
+  }
+
+  /** Appends the application's SQL with `:name` parameters, its names bound to `values`. */
+  named(sql: string, values: ReadonlyMap<string, unknown>): string {
+    return compileNamedParameters(sql, values, this.#dialect, this.parameters);
+  }
 }
 
 /**
@@ -43,6 +84,8 @@ export class EntityStatements {
   readonly undeleteSql: string | undefined;
   /** The columns the undelete sets (after the cleared Deleted pair). */
   readonly undeleteColumns: readonly ColumnMapping[];
+  /** What a delete runs for each `@Relation`, in declaration order. */
+  readonly relations: readonly RelationStatement[];
   readonly #byId: Map<boolean, CompiledStatement> = new Map();
   readonly #whereClause: Map<string, unknown>;
 
@@ -103,6 +146,10 @@ export class EntityStatements {
       this.softDeleteColumns = [];
       this.undeleteColumns = [];
     }
+    this.relations = mapping.relations.map((relation) => {
+      const children = `FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${dialect.placeholder(0)}`;
+      return { relation, sql: relation.cascade ? `DELETE ${children}` : `SELECT COUNT(*) ${children}` };
+    });
   }
 
   /** The SQL naming a column in a SELECT of this entity (qualified when the entity has joins). */
@@ -112,13 +159,8 @@ export class EntityStatements {
   selectById(id: number, includeDeleted = false): CompiledStatement {
     let cached = this.#byId.get(includeDeleted);
     if (cached === undefined) {
-      const parameters: unknown[] = [];
-      const where = this.#where(
-        [{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }],
-        includeDeleted,
-        parameters,
-      );
-      cached = { sql: `${this.selectFrom}${where}`, parameters };
+      const where = this.#where([{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }], includeDeleted);
+      cached = { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[] };
       this.#byId.set(includeDeleted, cached);
     }
     // The id condition is rendered first, so its value is the first parameter; the fixed WHERE clause's follow.
@@ -127,44 +169,42 @@ export class EntityStatements {
     return { sql: cached.sql, parameters };
   }
 
+  /** The WHERE clause of a filter (its conditions, the fixed WHERE clause, the soft-delete guard), rendered once. */
+  where(filter: Filter | undefined): RenderedWhere {
+    return this.#where(filter?.conditions ?? [], filter?.includeDeleted ?? false);
+  }
+
   /** SELECT with a filter: conditions, order and page. */
-  select(filter: Filter): CompiledStatement {
-    const parameters: unknown[] = [];
-    let sql = `${this.selectFrom}${this.#where(filter.conditions, filter.includeDeleted, parameters)}`;
-    sql += this.#orderBy(filter.orderBy);
-    if (filter.limit !== undefined || filter.offset > 0)
-      sql += this.dialect.paginate(Math.max(0, filter.offset), filter.limit ?? Number.MAX_SAFE_INTEGER);
+  select(filter: Filter, where: RenderedWhere = this.where(filter)): CompiledStatement {
+    const parameters = where.parameters.slice();
+    let sql = `${this.selectFrom}${where.sql}${this.#orderBy(filter.orderBy)}`;
+    if (filter.limit !== undefined || filter.offset > 0) {
+      // Bound, not written: every page size and start is the same statement to the engine's statement cache.
+      const limit = this.dialect.placeholder(parameters.push(Math.trunc(filter.limit ?? Number.MAX_SAFE_INTEGER)) - 1);
+      const offset = this.dialect.placeholder(parameters.push(Math.max(0, Math.trunc(filter.offset))) - 1);
+      sql += this.dialect.paginate(limit, offset);
+    }
     return { sql, parameters };
   }
 
   /** SELECT COUNT(*) of the rows a filter matches (order and page ignored). */
-  count(filter: Filter | undefined): CompiledStatement {
-    const parameters: unknown[] = [];
+  count(filter: Filter | undefined, where: RenderedWhere = this.where(filter)): CompiledStatement {
     const from = this.selectFrom.slice(this.selectFrom.indexOf(" FROM "));
-    const where = this.#where(filter?.conditions ?? [], filter?.includeDeleted ?? false, parameters);
-    return { sql: `SELECT COUNT(*)${from}${where}`, parameters };
+    return { sql: `SELECT COUNT(*)${from}${where.sql}`, parameters: where.parameters.slice() };
   }
 
-  #where(conditions: readonly Condition[], includeDeleted: boolean, parameters: unknown[]): string {
-    const named = new Map<string, unknown>();
-    const counter = { next: 0 };
-    const parts = conditions.map((condition) => this.#render(condition, named, counter));
-    if (this.mapping.whereClause !== undefined) {
-      for (const [name, value] of this.#whereClause) named.set(name, value);
-      parts.push(`(${this.mapping.whereClause})`);
-    }
+  #where(conditions: readonly Condition[], includeDeleted: boolean): RenderedWhere {
+    const binding = new Binding(this.dialect);
+    const parts = conditions.map((condition) => this.#render(condition, binding));
+    if (this.mapping.whereClause !== undefined) parts.push(`(${binding.named(this.mapping.whereClause, this.#whereClause)})`);
     const deletedAt = this.mapping.audit.deletedAt;
     if (deletedAt !== undefined && !includeDeleted) parts.push(`${this.columnSql(deletedAt)} IS NULL`);
-    if (parts.length === 0) return "";
-    return ` WHERE ${compileNamedParameters(parts.join(" AND "), named, this.dialect, parameters)}`;
+    return { sql: parts.length === 0 ? "" : ` WHERE ${parts.join(" AND ")}`, parameters: binding.parameters };
   }
 
-  #render(condition: Condition, named: Map<string, unknown>, counter: { next: number }): string {
-    const bind = (value: unknown, column?: ColumnMapping): string => {
-      const name = `p${counter.next++}`;
-      named.set(name, column !== undefined ? this.dialect.toDatabase(value, column.type) : this.dialect.toParameter(value));
-      return `:${name}`;
-    };
+  #render(condition: Condition, binding: Binding): string {
+    const bind = (value: unknown, column?: ColumnMapping): string =>
+      binding.bind(column !== undefined ? this.dialect.toDatabase(value, column.type) : this.dialect.toParameter(value));
     switch (condition.kind) {
       case "compare":
         return `${this.columnSql(condition.column)} ${condition.operator} ${bind(condition.value, condition.operator.includes("LIKE") ? undefined : condition.column)}`;
@@ -179,13 +219,14 @@ export class EntityStatements {
       case "or": {
         if (condition.conditions.length === 0) return condition.kind === "and" ? "1 = 1" : "1 = 0";
         const glue = condition.kind === "and" ? " AND " : " OR ";
-        return `(${condition.conditions.map((c) => this.#render(c, named, counter)).join(glue)})`;
+        return `(${condition.conditions.map((c) => this.#render(c, binding)).join(glue)})`;
       }
       case "not":
-        return `NOT (${this.#render(condition.condition, named, counter)})`;
-      case "sql":
-        for (const [name, value] of Object.entries(condition.parameters)) named.set(name, this.dialect.toParameter(value));
-        return `(${condition.sql})`;
+        return `NOT (${this.#render(condition.condition, binding)})`;
+      case "sql": {
+        const values = new Map(Object.entries(condition.parameters).map(([name, value]) => [name, this.dialect.toParameter(value)]));
+        return `(${binding.named(condition.sql, values)})`;
+      }
     }
   }
 

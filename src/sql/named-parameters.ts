@@ -1,5 +1,13 @@
 import { TenonError } from "../errors.js";
 import type { Dialect } from "./dialect.js";
+import type { CompiledStatement } from "./entity-statements.js";
+
+/** SQL of the application with `:name` parameters, in the engine's placeholder form with its values converted. */
+export function compileApplicationSql(sql: string, parameters: Readonly<Record<string, unknown>>, dialect: Dialect): CompiledStatement {
+  const values = new Map(Object.entries(parameters).map(([name, value]) => [name, dialect.toParameter(value)]));
+  const positional: unknown[] = [];
+  return { sql: compileNamedParameters(sql, values, dialect, positional), parameters: positional };
+}
 
 /**
  * Turns SQL written with `:name` parameters into the engine's positional form, skipping string

@@ -24,8 +24,8 @@ export class MariaDbDialect implements Dialect {
   }
 
   /** @inheritdoc */
-  paginate(offset: number, limit: number): string {
-    return ` LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`;
+  paginate(limit: string, offset: string): string {
+    return ` LIMIT ${limit} OFFSET ${offset}`;
   }
 
   /** @inheritdoc */

@@ -108,8 +108,7 @@ export class HttpEntityReader<T extends object> {
 
   async #page(filter: Filter, config: JsonSerializerConfig): Promise<HttpEntityPage> {
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(filter);
-    const count = await this.context.selectCount(this.entityClass, filter);
-    const entities = count === 0 ? [] : await this.context.select(this.entityClass, filter);
+    const { count, entities } = await this.context.selectPage(this.entityClass, filter);
     if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
     return { count, data: await this.context.toJson(entities, config) };
   }

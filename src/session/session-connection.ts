@@ -1,0 +1,106 @@
+import type { Connection, Database } from "../engines/database.js";
+import { TenonError } from "../errors.js";
+
+/** The promise of a disposal with nothing left to wait for. */
+const settled: Promise<void> = Promise.resolve();
+
+/**
+ * True when `disposal` is what `dispose()` answers once nothing is left to wait for (the connection was given
+ * back at once, or none was taken): the request pipeline then finishes the request without a promise reaction.
+ * @internal
+ */
+export function isSettledDisposal(disposal: unknown): boolean {
+  return disposal === settled;
+}
+
+/**
+ * Where a session's connection stands. One field holds it, so that no two fields can disagree (a promise
+ * kept for a connection already given back, a connection kept after dispose).
+ */
+type ConnectionState =
+  | { readonly phase: "idle" }
+  | { readonly phase: "opening"; readonly pending: Promise<Connection> }
+  | { readonly phase: "open"; readonly connection: Connection; readonly ready: Promise<Connection> | undefined }
+  | { readonly phase: "disposed" };
+
+const idle: ConnectionState = { phase: "idle" };
+const disposed: ConnectionState = { phase: "disposed" };
+
+/**
+ * The connection of one session: taken from the database on the first statement (at once when the database
+ * can hand one over without waiting), kept until dispose, then given back. A connection that failed to open
+ * is forgotten, so that the next statement tries again.
+ */
+export class SessionConnection {
+  readonly #database: Database;
+  #state: ConnectionState = idle;
+
+  /** @param database where the connection comes from. */
+  constructor(database: Database) {
+    this.#database = database;
+  }
+
+  /** The open connection, or one the database hands over without waiting (then it is this session's), or undefined. */
+  now(): Connection | undefined {
+    const state = this.#state;
+    if (state.phase === "open") return state.connection;
+    if (state.phase !== "idle") return undefined;
+    const connection = this.#database.acquireNow?.();
+    if (connection !== undefined) this.#state = { phase: "open", connection, ready: undefined };
+    return connection;
+  }
+
+  /** The session's connection, taken on the first call; rejects once the session is disposed. */
+  acquire(): Promise<Connection> {
+    const state = this.#state;
+    switch (state.phase) {
+      case "open":
+        if (state.ready !== undefined) return state.ready;
+        return this.#open(state.connection, Promise.resolve(state.connection));
+      case "opening":
+        return state.pending;
+      case "disposed":
+        return Promise.reject(new TenonError("The context has been disposed."));
+      case "idle": {
+        const connection = this.now();
+        if (connection !== undefined) return this.acquire();
+        const pending = this.#database.acquire();
+        const opening: ConnectionState = { phase: "opening", pending };
+        this.#state = opening;
+        pending.then(
+          (opened) => {
+            if (this.#state === opening) this.#open(opened, pending);
+          },
+          () => {
+            if (this.#state === opening) this.#state = idle;
+          },
+        );
+        return pending;
+      }
+    }
+  }
+
+  /** Gives the connection back; one still opening goes back when it opens. Safe to call twice. */
+  dispose(): Promise<void> {
+    const state = this.#state;
+    this.#state = disposed;
+    if (state.phase === "open") releaseQuietly(state.connection);
+    // a connection that never opened has nothing to give back
+    if (state.phase === "opening") return state.pending.then(releaseQuietly, () => undefined);
+    return settled;
+  }
+
+  #open(connection: Connection, ready: Promise<Connection>): Promise<Connection> {
+    this.#state = { phase: "open", connection, ready };
+    return ready;
+  }
+}
+
+/** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */
+function releaseQuietly(connection: Connection): void {
+  try {
+    connection.release();
+  } catch {
+    // nothing the session can do about it
+  }
+}

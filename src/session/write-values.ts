@@ -1,0 +1,80 @@
+import type { Connection } from "../engines/database.js";
+import { ConcurrentUpdateError, RelationConstraintError, TenonError } from "../errors.js";
+import { hasEvents, type EntityEventKind } from "../events/entity-events.js";
+import type { EntityClass } from "../mapping/column-type.js";
+import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
+import { Lazy } from "../mapping/lazy.js";
+import type { Dialect } from "../sql/dialect.js";
+import type { EntityStatements } from "../sql/entity-statements.js";
+import { hasValidatorMethods } from "../validation/validate-entity.js";
+
+/** The mapping of an entity to be written; a join entity is read-only and refuses every write. */
+export function writableMapping(entity: object): EntityMapping {
+  const mapping = EntityMapping.of(entity.constructor as EntityClass);
+  if (mapping.isJoinEntity)
+    throw new TenonError(`${mapping.name} is a join entity and is read-only: insert, update and delete are refused.`);
+  return mapping;
+}
+
+/** The values of `columns` of an entity, in order, converted for the driver (a reference writes its id). */
+export function columnValues(columns: readonly ColumnMapping[], entity: object, dialect: Dialect): unknown[] {
+  const values = new Array<unknown>(columns.length);
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i];
+    let value = column.get(entity);
+    if (column.type.kind === "lazy") value = value instanceof Lazy ? value.id : null;
+    values[i] = value === undefined ? null : dialect.toDatabase(value, column.type);
+  }
+  return values;
+}
+
+/** The values of the WHERE of an update or delete by key: the id, and the version when the entity has one. */
+export function keyValues(mapping: EntityMapping, entity: object): unknown[] {
+  const id = mapping.idOf(entity);
+  return mapping.versionColumn !== undefined ? [id, mapping.versionColumn.get(entity)] : [id];
+}
+
+/** Fills a change-tracking pair: the time now and the current user's name (empty when nobody is known). */
+export function stamp(at: ColumnMapping | undefined, by: ColumnMapping | undefined, entity: object, user: string | undefined): void {
+  at?.set(entity, new Date());
+  by?.set(entity, user ?? "");
+}
+
+/**
+ * Runs a write by key that must change one row: none changed means the row is gone or its version moved on
+ * (`ConcurrentUpdateError`); otherwise the entity's version follows the row's.
+ */
+export async function expectOneRow(
+  connection: Connection,
+  sql: string,
+  parameters: unknown[],
+  mapping: EntityMapping,
+  entity: object,
+): Promise<void> {
+  const changed = await connection.execute(sql, parameters);
+  if (changed === 0) throw new ConcurrentUpdateError(mapping.name, mapping.idOf(entity));
+  const version = mapping.versionColumn;
+  if (version !== undefined) version.set(entity, (version.get(entity) as number) + 1);
+}
+
+/**
+ * Whether a write of `kind` sends one statement and runs no application code (no events, no `@Validator`
+ * methods, and for a delete no relations to check): then it needs no transaction of its own.
+ */
+export function isSingleStatement(kind: EntityEventKind, mapping: EntityMapping): boolean {
+  return !hasEvents(kind, mapping) && !hasValidatorMethods(mapping) && (kind !== "delete" || mapping.relations.length === 0);
+}
+
+/** Cascades a delete to the children of each `@Relation`, or refuses it while children exist. */
+export async function applyRelations(connection: Connection, statements: EntityStatements, entity: object): Promise<void> {
+  const mapping = statements.mapping;
+  const id = mapping.idOf(entity);
+  for (const { relation, sql } of statements.relations) {
+    if (relation.cascade) {
+      await connection.execute(sql, [id]);
+    } else {
+      const children = Number((await connection.query(sql, [id]))[0][0]);
+      if (children > 0) throw new RelationConstraintError(mapping.name, id, relation.table, children);
+    }
+  }
+}
