@@ -1,16 +1,18 @@
-// Instructions per request: a contender's server runs under valgrind's callgrind, is warmed by wrk, and then
-// counted while wrk loads it again. Callgrind counts instructions executed in user space (JavaScript, Node,
+// Instructions per request: a contender's server runs under valgrind's callgrind, is warmed by a load generator,
+// and then counted while it loads it again. Callgrind counts instructions executed in user space (JavaScript, Node,
 // V8 and its helper threads, SQLite), not time: the count is about the same whatever the rest of the machine
 // does, where requests per second on a shared VM drift by tens of percent. The kernel is not counted.
-//   node bench/instructions.mjs [--scenario S2] [--contenders raw,tenon] [--warmup 40] [--duration 30]
-// Scenarios: S1, S2, S6 (S2 with logging to a file), S7-10, S7-10000. The server runs about 50x slower
-// under valgrind, so the warm-up is long; 10 connections. Needs valgrind (Debian's package) and wrk.
+//   node bench/instructions.mjs [--scenario S2] [--contenders raw,tenon] [--warmup 40] [--duration 30] [--loader wrk]
+// Scenarios: S1, S2, S3, S4 (a writing scenario: each server gets a fresh copy of the data and is warmed on
+// other rows than the counted ones), S6 (S2 with logging to a file), S7-10, S7-10000. The server runs about
+// 50x slower under valgrind, so the warm-up is long; 10 connections. Needs valgrind (Debian's package) and
+// wrk, or autocannon from bench/'s dependencies (the load generator's own work is not counted).
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
-import { sqliteDataset } from "./lib/dataset.mjs";
+import { copySqlite, sqliteDataset } from "./lib/dataset.mjs";
 import { pickLoader, runLoad } from "./lib/load.mjs";
 import { allScenarios } from "./lib/scenarios.mjs";
 
@@ -21,25 +23,27 @@ const { values: o } = parseArgs({
     warmup: { type: "string", default: "40" },
     duration: { type: "string", default: "30" },
     connections: { type: "string", default: "10" },
+    loader: { type: "string" },
   },
 });
 const rows = 10000;
-const COUNTED = ["S1", "S2", "S6", "S7-10", "S7-10000"];
+const COUNTED = ["S1", "S2", "S3", "S4", "S6", "S7-10", "S7-10000"];
 const scenario = allScenarios(rows).find((s) => s.id === o.scenario && COUNTED.includes(s.id));
 if (scenario === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${COUNTED.join(" ")}`);
 
 const TMP = path.join(BENCH_DIR, "results", "tmp");
 fs.mkdirSync(TMP, { recursive: true });
-const data = sqliteDataset(TMP, rows);
-const loader = pickLoader("wrk");
-const wrk = async (port, seconds) =>
-  (await runLoad({ loader, port, spec: scenario.spec, connections: Number(o.connections), seconds, scriptDir: TMP })).requests;
+const pristine = sqliteDataset(TMP, rows);
+const loader = pickLoader(o.loader);
+const load = async (port, spec, seconds) =>
+  (await runLoad({ loader, port, spec, connections: Number(o.connections), seconds, scriptDir: TMP })).requests;
 
 for (const id of o.contenders.split(",")) {
   const contender = CONTENDERS.find((c) => c.id === id);
   if (contender === undefined) throw new Error(`unknown contender ${id}`);
   contender.prepare?.();
   const outFile = path.join(TMP, `callgrind-${id}-${process.pid}.out`);
+  const data = scenario.write ? copySqlite(pristine, path.join(TMP, `instructions-${id}-${process.pid}.sqlite`)) : pristine;
   const server = spawn(
     "valgrind",
     [
@@ -74,12 +78,13 @@ for (const id of o.contenders.split(",")) {
     });
     server.on("exit", (code) => reject(new Error(`${id} exited (${code}) before listening`)));
   });
-  const warmed = await wrk(port, Number(o.warmup));
+  const warmed = await load(port, scenario.warmSpec ?? scenario.spec, Number(o.warmup));
   execFileSync("callgrind_control", ["-i", "on", String(server.pid)], { stdio: "ignore" });
-  const requests = await wrk(port, Number(o.duration));
+  const requests = await load(port, scenario.spec, Number(o.duration));
   execFileSync("callgrind_control", ["-i", "off", String(server.pid)], { stdio: "ignore" });
   server.kill("SIGTERM");
   await new Promise((resolve) => server.once("exit", resolve));
+  if (data !== pristine) for (const f of [data, `${data}-wal`, `${data}-shm`]) fs.rmSync(f, { force: true });
   const totals = fs
     .readdirSync(TMP)
     .filter((f) => f.startsWith(path.basename(outFile)))
