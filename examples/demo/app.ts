@@ -1,5 +1,5 @@
 import { Context, type Database } from "tenon";
-import { HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
+import { DatabaseReadiness, HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
 import { DemoAuthentication } from "./authentication.js";
 import {
   AdminController,
@@ -24,19 +24,28 @@ export interface DemoOptions {
   readonly reset: boolean;
   /** The JSON-lines log file, or undefined for no request log. */
   readonly logFile: string | undefined;
+  /** How long a stop keeps serving after `/ready` turns 503, in ms (DRAIN_DELAY_MS; default 0). */
+  readonly drainDelay?: number;
+}
+
+/** Creates the schema and seed rows when missing (all of it again when `reset`). */
+export async function prepareDemoDatabase(database: Database, reset: boolean): Promise<void> {
+  await using context = new Context(database);
+  if (await ensureDemoSchema(context, reset)) await seedDemo(context);
 }
 
 /** Creates the schema and seed rows when missing, and builds the demo server (not yet started). */
 export async function createDemoServer(options: DemoOptions): Promise<HttpServer<DemoContext>> {
   useDemoDatabase(options.database);
-  {
-    await using context = new Context(options.database);
-    if (await ensureDemoSchema(context, options.reset)) await seedDemo(context);
-  }
+  await prepareDemoDatabase(options.database, options.reset);
   const server = new HttpServer(DemoContext);
   server.baseUri = "/api";
   server.port = options.port;
   server.addBindAddress("127.0.0.1");
+  // GET /api/live and /api/ready for load balancers; /ready asks the database and turns 503 once a stop begins.
+  server.balancerRoutes = true;
+  server.readiness = new DatabaseReadiness(options.database);
+  server.drainDelay = options.drainDelay ?? 0;
   server.registerAuthentication(DemoAuthentication);
   server.registerController(LogonController);
   server.registerController(HealthController);

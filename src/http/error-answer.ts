@@ -7,8 +7,8 @@ import {
   ValidationError,
   type ValidationFailure,
 } from "../errors.js";
-import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
-import { HttpStatus, HttpTexts } from "./http-texts.js";
+import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpNotReadyError, HttpUnauthorizedError } from "./http-errors.js";
+import { HttpDefaults, HttpStatus, HttpTexts } from "./http-texts.js";
 
 /** What an error is answered with (API.md "Error bodies"). @internal */
 export interface ErrorAnswer {
@@ -62,6 +62,11 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     return clientError(HttpStatus.forbidden, HttpTexts.forbidden(path));
   } else if (error instanceof HttpMethodNotAllowedError) {
     return clientError(error.status, error.message, error.allow.length > 0 ? [["Allow", error.allow.join(", ")]] : []);
+  } else if (error instanceof HttpNotReadyError) {
+    // A fixed text of the server's own, so shown; the task id still ties the answer to the cause in the log.
+    const taskId = newTaskId();
+    const body = JSON.stringify({ status: error.status, message: error.message });
+    return { status: error.status, body, headers: [["Retry-After", String(HttpDefaults.notReadyRetryAfterSeconds)]], taskId };
   } else if (error instanceof HttpError) {
     status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : HttpStatus.internalServerError;
     if (status < 500) return clientError(status, error.message);

@@ -63,3 +63,15 @@ export class HttpMethodNotAllowedError extends HttpError {
     this.allow = allow;
   }
 }
+
+/**
+ * The process cannot take requests now (draining, or its readiness check failed): `GET <base>/ready`
+ * answers 503 `{"status": 503, "message": "<reason>"}` with `Retry-After`. Unlike other 5xx answers the
+ * reason is shown, since it is one of the server's fixed texts; the cause goes only to the log.
+ */
+export class HttpNotReadyError extends HttpError {
+  /** @param reason one of the server's fixed not-ready texts. @param options the cause, for the log. */
+  constructor(reason: string, options?: ErrorOptions) {
+    super(HttpStatus.serviceUnavailable, reason, options);
+  }
+}

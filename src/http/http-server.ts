@@ -1,6 +1,8 @@
 import { createServer, type Server } from "node:http";
 import { isIP } from "node:net";
 import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
+import { type BalancerState, balancerController } from "./balancer/balancer-routes.js";
+import type { HttpReadiness } from "./balancer/http-readiness.js";
 import type { HttpControllerClass } from "./http-controller.js";
 import { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpServerError } from "./http-errors.js";
@@ -13,6 +15,7 @@ import { controllerRoutesOf, controllerUriOf } from "./routing/controller-routes
 import { HttpRouter } from "./routing/http-router.js";
 import { HttpAuthorizationType } from "./routing/route-decorators.js";
 import { runningServers } from "./running-servers.js";
+import { closeServers } from "./server-shutdown.js";
 
 interface Registration<C> {
   readonly controller: HttpControllerClass<C>;
@@ -34,6 +37,12 @@ export class HttpServer<C> {
   readonly cors = new HttpCorsConfig();
   /** How long `stop()` lets requests in flight finish before it closes their connections, in ms. */
   stopGracePeriod: number = HttpDefaults.stopGracePeriodMs;
+  /**
+   * How long `stop()` keeps serving after it starts answering `/ready` with 503, in ms (default 0), so that a
+   * load balancer checking `/ready` takes this process out of rotation before it stops accepting
+   * connections. Set it to the balancer's check interval times its fall count, plus a margin.
+   */
+  drainDelay: number = HttpDefaults.drainDelayMs;
 
   readonly #contextClass: new () => C;
   #baseUri = "";
@@ -52,6 +61,10 @@ export class HttpServer<C> {
   #servers: Server[] = [];
   #pipeline: RequestPipeline<C> | undefined;
   #state: "stopped" | "starting" | "running" | "stopping" = "stopped";
+  #balancerRoutes = false;
+  #readiness: HttpReadiness | undefined;
+  #readinessTimeout: number = HttpDefaults.readinessTimeoutMs;
+  #balancer: BalancerState | undefined;
 
   /** @param contextClass the per-request context class, built with no arguments for every request. */
   constructor(contextClass: new () => C) {
@@ -82,7 +95,8 @@ export class HttpServer<C> {
 
   /** The listening port (0: an ephemeral port; while running, reads the port actually bound). */
   get port(): number {
-    return this.#state === "running" && this.#port === 0 ? this.#boundPort : this.#port;
+    const bound = this.#state === "running" || this.#state === "stopping";
+    return bound && this.#port === 0 ? this.#boundPort : this.#port;
   }
   set port(value: number) {
     this.#guard("port");
@@ -134,6 +148,44 @@ export class HttpServer<C> {
   set onRedactContent(value: ((request: HttpRequest, content: string) => string) | undefined) {
     this.#guard("onRedactContent");
     this.#onRedactContent = value;
+  }
+
+  /**
+   * Serve `GET <base>/live` and `GET <base>/ready` for load balancers (API.md), anonymous whatever the
+   * authentication (default false). `/live` answers `{"status":"ok"}` while the process answers at all;
+   * `/ready` answers it when `readiness` (if set) succeeds and the server is not stopping, else 503 with a
+   * reason. An application route at the same address is refused at `start()` as a duplicate.
+   */
+  get balancerRoutes(): boolean {
+    return this.#balancerRoutes;
+  }
+  set balancerRoutes(value: boolean) {
+    this.#guard("balancerRoutes");
+    this.#balancerRoutes = value;
+  }
+
+  /** What `/ready` asks before it answers 200 (the database is reachable...); undefined: nothing but draining. */
+  get readiness(): HttpReadiness | undefined {
+    return this.#readiness;
+  }
+  set readiness(value: HttpReadiness | undefined) {
+    this.#guard("readiness");
+    this.#readiness = value;
+  }
+
+  /** How long a readiness check may take before `/ready` answers 503, in ms (default 2000). */
+  get readinessTimeout(): number {
+    return this.#readinessTimeout;
+  }
+  set readinessTimeout(value: number) {
+    this.#guard("readinessTimeout");
+    if (!Number.isFinite(value) || value < 0) throw new HttpServerError(HttpTexts.invalidDuration("readinessTimeout", value));
+    this.#readinessTimeout = value;
+  }
+
+  /** True from the moment `stop()` begins until the server is stopped: `/ready` answers 503. */
+  get isDraining(): boolean {
+    return this.#state === "stopping";
   }
 
   /** The bind addresses added so far. */
@@ -191,7 +243,10 @@ export class HttpServer<C> {
   async start(): Promise<void> {
     if (this.#state !== "stopped") throw new HttpServerError(HttpTexts.alreadyRunning);
     if (this.#authentication === undefined && !this.#allowAnonymous) throw new HttpServerError(HttpTexts.noAuthentication);
-    const router = this.#buildRouter();
+    const balancer: BalancerState | undefined = this.#balancerRoutes
+      ? { readiness: this.#readiness, readinessTimeout: this.#readinessTimeout, draining: false }
+      : undefined;
+    const router = this.#buildRouter(balancer);
     this.#state = "starting";
     const pipeline = new RequestPipeline<C>({
       contextClass: this.#contextClass,
@@ -222,34 +277,32 @@ export class HttpServer<C> {
       throw error;
     }
     this.#pipeline = pipeline;
+    this.#balancer = balancer;
     this.#state = "running";
     runningServers.count++;
   }
 
   /**
-   * Stops accepting connections, lets requests in flight finish (at most `stopGracePeriod` ms, answering
-   * with `Connection: close`), closes every connection, and drains the log. Does nothing when stopped.
+   * Drains, then stops: `/ready` answers 503 at once and every answer carries `Connection: close`; the server
+   * keeps serving for `drainDelay` ms (so that a load balancer moves away), then stops accepting connections,
+   * lets requests in flight finish and open connections leave by themselves (each answer says
+   * `Connection: close`), closes the rest (all of it within `stopGracePeriod` ms), and drains the log. Does
+   * nothing when stopped.
    */
   async stop(): Promise<void> {
     if (this.#state !== "running") return;
     this.#state = "stopping";
     const pipeline = this.#pipeline!;
     pipeline.closing = true;
-    const closed = Promise.all(this.#servers.map(closeServer));
-    for (const server of this.#servers) server.closeIdleConnections();
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.stopGracePeriod);
-    });
-    await Promise.race([pipeline.whenIdle(), grace]);
-    clearTimeout(timer);
-    for (const server of this.#servers) server.closeAllConnections();
-    await closed;
+    if (this.#balancer !== undefined) this.#balancer.draining = true;
+    if (this.drainDelay > 0) await new Promise((resolve) => setTimeout(resolve, this.drainDelay));
+    await closeServers(this.#servers, pipeline, this.stopGracePeriod);
     try {
       if (this.#logger !== undefined) await this.#logger.close();
     } finally {
       this.#servers = [];
       this.#pipeline = undefined;
+      this.#balancer = undefined;
       this.#state = "stopped";
       runningServers.count--;
     }
@@ -265,9 +318,11 @@ export class HttpServer<C> {
     return this.#pipeline?.inFlight ?? 0;
   }
 
-  #buildRouter(): HttpRouter<RouteTarget<C>> {
+  #buildRouter(balancer: BalancerState | undefined): HttpRouter<RouteTarget<C>> {
     const router = new HttpRouter<RouteTarget<C>>();
-    for (const { controller, uri } of this.#registrations) {
+    const registrations =
+      balancer === undefined ? this.#registrations : [...this.#registrations, { controller: balancerController<C>(balancer), uri: "/" }];
+    for (const { controller, uri } of registrations) {
       for (const route of controllerRoutesOf(controller)) {
         const pattern = joinPath(this.#baseUri, joinPath(uri, route.verb.path));
         const description = `${route.verb.method} ${pattern} (${controller.name}.${route.methodName})`;

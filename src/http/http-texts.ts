@@ -16,6 +16,7 @@ export const HttpStatus = {
   payloadTooLarge: 413,
   unprocessableEntity: 422,
   internalServerError: 500,
+  serviceUnavailable: 503,
 } as const;
 
 /** Defaults of the server's settings (SPEC.md 2.1, 8; API.md "Other defaults"). */
@@ -26,6 +27,9 @@ export const HttpDefaults = {
   corsAllowMethods: "GET, POST, DELETE, PUT, OPTIONS",
   corsAlwaysAllowedHeaders: "Content-Type, Authorization",
   stopGracePeriodMs: 10000,
+  drainDelayMs: 0,
+  readinessTimeoutMs: 2000,
+  notReadyRetryAfterSeconds: 1,
   jsonContentType: "application/json; charset=utf-8",
   basicRealm: "tenon",
 } as const;
@@ -43,11 +47,15 @@ export const HttpTexts = {
   malformedJson: "The request body is not valid JSON.",
   invalidInt32Segment: (segment: string, path: string) => `The segment '${segment}' of ${path} is not a valid 32-bit integer.`,
   badRequest: "Bad request.",
+  notReadyDraining: "Not ready: the server is stopping.",
+  notReadyCheckFailed: "Not ready: the readiness check failed.",
+  notReadyTimeout: (ms: number) => `Not ready: the readiness check did not answer within ${ms} ms.`,
 
   refusedWhileRunning: (setting: string) => `${setting} cannot be changed while the server is running.`,
   alreadyRunning: "The server is already running.",
   baseUriWithScheme: (value: string) => `The base URI '${value}' carries a scheme: it must be a path such as /api.`,
   invalidPort: (value: number) => `The port ${value} is not an integer between 0 and 65535.`,
+  invalidDuration: (setting: string, value: number) => `${setting} must be a non-negative number of milliseconds, not ${value}.`,
   invalidMaxContentLength: (value: number) => `The maximum request content length ${value} is not a non-negative integer.`,
   invalidBindAddress: (value: string) => `The bind address '${value}' is not an IPv4 or IPv6 literal (no host names, ports or brackets).`,
   duplicateBindAddress: (value: string) => `The bind address '${value}' was already added.`,

@@ -16,7 +16,9 @@ export {
   HttpUnauthorizedError,
   HttpForbiddenError,
   HttpMethodNotAllowedError,
+  HttpNotReadyError,
 } from "./http-errors.js";
+export type { HttpReadiness } from "./balancer/http-readiness.js";
 export {
   Uri,
   Get,
@@ -49,5 +51,6 @@ export { HttpContext } from "./crud/http-context.js";
 export { HttpEntityReader, type HttpEntityPage } from "./crud/http-entity-reader.js";
 export { HttpEntityWriter, type HttpEntityWriterEvent, type HttpEntityDeleted } from "./crud/http-entity-writer.js";
 export { HttpEntityController, HttpEntityReadController } from "./crud/http-entity-controller.js";
+export { DatabaseReadiness } from "./crud/database-readiness.js";
 export { HttpFilterParameters } from "./crud/http-filter-parameters.js";
 export { parseFilterBody, type FilterColumns, type FilterValueReader } from "./crud/http-filter-body.js";
