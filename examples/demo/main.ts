@@ -1,42 +1,92 @@
 // The demo application that `npm start` serves (DEMO.md). Configuration comes from the environment:
 // PORT (8022; 0 for an ephemeral port, printed once listening), DATABASE_URL (postgres://... or
 // mariadb://...; default the SQLite file), DEMO_DB_FILE (the SQLite file, data/demo.sqlite),
-// DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log).
+// DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log), WORKERS (serve from that many processes
+// sharing the port; unset: this one process), DRAIN_DELAY_MS (how long a stopping process keeps serving
+// after /api/ready turns 503; default 0).
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import type { Database } from "tenon";
+import { runWorkers } from "tenon/cluster";
 import type { HttpServer } from "tenon/http";
 import { openDemoDatabase } from "./database.js";
-import { createDemoServer } from "./app.js";
+import { createDemoServer, prepareDemoDatabase } from "./app.js";
 import type { DemoContext } from "./demo-context.js";
 
-let database: Database | undefined;
-let server: HttpServer<DemoContext> | undefined;
-let stopping = false;
+const root = resolve(new URL("../../..", import.meta.url).pathname);
+const databaseUrl = process.env.DATABASE_URL;
+const sqliteFile = process.env.DEMO_DB_FILE ?? resolve(root, "data", "demo.sqlite");
+const workers = process.env.WORKERS === undefined || process.env.WORKERS === "" ? 0 : Number(process.env.WORKERS);
+const reset = process.env.DEMO_RESET === "1";
 
-/** Stops the server and closes the database (SPEC.md 3: on every path that ends the process), then exits 0. */
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: stopping`);
-  await server?.stop();
-  await database?.close();
-  process.exit(0);
+/** Opens the database and starts the server; `prepared` when the schema was made by the primary. */
+async function serve(prepared: boolean): Promise<{ server: HttpServer<DemoContext>; database: Database }> {
+  const database = await openDemoDatabase(databaseUrl, sqliteFile);
+  const server = await createDemoServer({
+    database,
+    port: Number(process.env.PORT ?? 8022),
+    reset: reset && !prepared,
+    logFile: process.env.LOG_FILE ?? resolve(root, "data", "http.log"),
+    drainDelay: Number(process.env.DRAIN_DELAY_MS ?? 0),
+  });
+  return { server, database };
 }
 
-// The handlers are in place before anything is announced: a signal that follows the "listening" line at
-// once (a supervisor, a test) must find them.
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
+function announce(server: HttpServer<DemoContext>, database: Database): void {
+  console.log(`Tenon demo listening on http://127.0.0.1:${server.port}/api (${database.dialect.name}, process ${process.pid})`);
+}
 
-const root = resolve(new URL("../../..", import.meta.url).pathname);
-database = await openDemoDatabase(process.env.DATABASE_URL, process.env.DEMO_DB_FILE ?? resolve(root, "data", "demo.sqlite"));
-server = await createDemoServer({
-  database,
-  port: Number(process.env.PORT ?? 8022),
-  reset: process.env.DEMO_RESET === "1",
-  logFile: process.env.LOG_FILE ?? resolve(root, "data", "http.log"),
-});
-if (!stopping) {
-  await server.start();
-  console.log(`Tenon demo listening on http://127.0.0.1:${server.port}/api (${database.dialect.name})`);
+if (workers === 0) {
+  let database: Database | undefined;
+  let server: HttpServer<DemoContext> | undefined;
+  let stopping = false;
+
+  /** Stops the server and closes the database (SPEC.md 3: on every path that ends the process), then exits 0. */
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    await server?.stop();
+    await database?.close();
+    process.exit(0);
+  };
+  // The handlers are in place before anything is announced: a signal that follows the "listening" line at
+  // once (a supervisor, a test) must find them.
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  ({ server, database } = await serve(false));
+  if (!stopping) {
+    await server.start();
+    announce(server, database);
+  }
+} else {
+  // WORKERS=N: the primary makes the schema once, then N workers share the port; SIGTERM stops them all,
+  // SIGHUP replaces them one at a time, and a worker that dies is replaced.
+  await runWorkers(
+    {
+      workers,
+      async prepare() {
+        // One signing secret for every worker, and for the workers that replace them: a token issued by one
+        // worker must be accepted by the others (each made its own random secret before).
+        process.env.JWT_SECRET ??= randomBytes(32).toString("base64url");
+        const database = await openDemoDatabase(databaseUrl, sqliteFile);
+        try {
+          await prepareDemoDatabase(database, reset);
+        } finally {
+          await database.close();
+        }
+      },
+    },
+    async () => {
+      const { server, database } = await serve(true);
+      await server.start();
+      announce(server, database);
+      return {
+        async stop() {
+          await server.stop();
+          await database.close();
+        },
+      };
+    },
+  );
 }
