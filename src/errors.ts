@@ -89,3 +89,35 @@ export class InvalidInputError extends TenonError {}
 
 /** A statement failed in the database or the connection to it failed. The message never reaches an HTTP client. */
 export class DatabaseError extends TenonError {}
+
+/**
+ * An INSERT or UPDATE hit a unique key: the primary key (an id that a row already has, even a soft-deleted
+ * one) or another unique index of the table. Each engine folder turns its own duplicate-key failure into this
+ * type, so that a duplicate is answered 409, never 500. The message is the engine's and never reaches an HTTP
+ * client.
+ */
+export class UniqueViolationError extends DatabaseError {
+  /** True when the primary key was hit, false for another unique index, undefined when the engine cannot tell. */
+  readonly onPrimaryKey: boolean | undefined;
+  /** The entity class whose insert hit its primary key, when the session knows it. */
+  readonly entity: string | undefined;
+  /** The key that a row already has, when the session knows it. */
+  readonly id: number | undefined;
+  /**
+   * @param message the engine's text. @param onPrimaryKey which key was hit, when known. @param options the
+   * driver's error as cause. @param key the entity and key of an insert that hit its primary key.
+   */
+  constructor(message: string, onPrimaryKey: boolean | undefined, options?: ErrorOptions, key?: { entity: string; id: number }) {
+    super(message, options);
+    this.onPrimaryKey = onPrimaryKey;
+    this.entity = key?.entity;
+    this.id = key?.id;
+  }
+}
+
+/**
+ * A primary key outside the int32 range of the key type (SPEC.md TTPrimaryKey) would be handed out: the
+ * sequence (or the embedded engine's key table) has run past 2147483647. Nothing was written; the sequence
+ * must be restarted or the table's keys compacted by an operator.
+ */
+export class KeyRangeError extends TenonError {}

@@ -4,6 +4,7 @@ import {
   EntityNotFoundError,
   InvalidInputError,
   RelationConstraintError,
+  UniqueViolationError,
   ValidationError,
   type ValidationFailure,
 } from "../errors.js";
@@ -50,7 +51,7 @@ function clientError(
 
 /**
  * Maps what a request raised to its answer: the HTTP errors to their status, the ORM's errors to 404, 409
- * (a stale version, or a delete that a relation refuses),
+ * (a stale version, a delete that a relation refuses, a duplicate key),
  * 422 and 400, anything else to 500. A status >= 500 always gets the constant body with a task id.
  * @internal
  */
@@ -74,6 +75,9 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     return clientError(HttpStatus.notFound, error.message);
   } else if (error instanceof ConcurrentUpdateError || error instanceof RelationConstraintError) {
     return clientError(HttpStatus.conflict, error.message);
+  } else if (error instanceof UniqueViolationError) {
+    // A duplicate is the client's conflict, never a 500; the engine's text (index and value) is not shown.
+    return clientError(HttpStatus.conflict, HttpTexts.uniqueValueTaken);
   } else if (error instanceof ValidationError) {
     return clientError(HttpStatus.unprocessableEntity, error.message, [], error.errors);
   } else if (error instanceof InvalidInputError) {

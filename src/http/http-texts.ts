@@ -41,6 +41,7 @@ export const HttpTexts = {
   forbidden: (path: string) => `Access forbidden: ${path}.`,
   commandNotFound: (path: string) => `Command ${path} not found.`,
   entityNotFound: (id: string | number) => `Entity ${id} not found.`,
+  uniqueValueTaken: "The entity conflicts with a stored one: a value that must be unique is already taken.",
   methodNotAllowed: (method: string, path: string) => `Method ${method} not allowed for command ${path}.`,
   payloadTooLarge: (limit: number) => `The request body is larger than the ${limit} bytes this server accepts.`,
   methodOverrideRefused: "Method override headers are not accepted by this server.",

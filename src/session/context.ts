@@ -1,4 +1,4 @@
-import { EntityNotFoundError, TenonError } from "../errors.js";
+import { EntityNotFoundError, KeyRangeError, TenonError } from "../errors.js";
 import type { Connection, Database } from "../engines/database.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { Filter } from "../filter/filter.js";
@@ -9,6 +9,7 @@ import { statementsOf, type CompiledStatement } from "../sql/entity-statements.j
 import { validateEntity } from "../validation/validate-entity.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
+import { insertRow } from "./insert-row.js";
 import { SessionConnection } from "./session-connection.js";
 import { TransactionScope } from "./transaction-scope.js";
 import { applyRelations, columnValues, expectOneRow, isSingleStatement, keyValues, stamp, writableMapping } from "./write-values.js";
@@ -35,6 +36,8 @@ export class Context implements AsyncDisposable {
   /** Answers the current user's name for the `*By` columns (SPEC.md TTContext.OnGetCurrentUser). */
   onGetCurrentUser: (() => string) | undefined = undefined;
   readonly #identityMap = new IdentityMap();
+  /** The key each entity got from `setSequenceId`: an insert may replace a drawn key, never a chosen one. */
+  readonly #drawnKeys = new WeakMap<object, number>();
   readonly #entities: EntityMaterializer;
   readonly #connection: SessionConnection;
   readonly #transaction: TransactionScope;
@@ -135,8 +138,20 @@ export class Context implements AsyncDisposable {
     const mapping = EntityMapping.of(entityClass);
     const entity = mapping.create();
     this.#entities.attach(mapping, entity);
-    mapping.primaryKey.set(entity, await this.nextId(entityClass));
+    await this.setSequenceId(entity);
     return entity;
+  }
+
+  /**
+   * Draws the entity's primary key from its sequence and sets it. An insert of the entity then knows the key
+   * was drawn, not chosen: if a row has taken it meanwhile (an id a client chose), it draws the next one.
+   */
+  async setSequenceId<T extends object>(entity: T): Promise<number> {
+    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
+    const id = await this.nextId(mapping.entityClass);
+    mapping.primaryKey.set(entity, id);
+    this.#drawnKeys.set(entity, id);
+    return id;
   }
 
   /** Draws the next primary key of an entity class from its sequence (SPEC.md 2.8 rule 1). */
@@ -144,24 +159,31 @@ export class Context implements AsyncDisposable {
     const mapping = EntityMapping.of(entityClass);
     if (mapping.sequenceName === undefined) throw new TenonError(`${mapping.name}: drawing a key needs a @Sequence.`);
     const connection = await this.#connection.acquire();
-    return connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
+    const id = await connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
+    if (!(id >= 1 && id <= maxKey))
+      throw new KeyRangeError(`${mapping.name}: the sequence ${mapping.sequenceName} handed out ${id}, outside the int32 key range.`);
+    return id;
   }
 
   /**
    * Inserts the entity: before-insert events, Created pair, validation, INSERT (version 0), after-insert
    * events, in one transaction. A primary key that is not a positive number is drawn from the sequence first.
+   * A drawn key that a row already has (an id a client chose ahead of the sequence) is replaced by the next
+   * one, a bounded number of times; a key given by the caller that a row already has raises
+   * `UniqueViolationError` with `onPrimaryKey` true (never a row of someone else changed).
    */
   async insert<T extends object>(entity: T): Promise<void> {
     const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
     await this.#write("insert", mapping, entity, async (connection) => {
       const id = mapping.primaryKey.get(entity);
-      if (typeof id !== "number" || !(id > 0)) mapping.primaryKey.set(entity, await this.nextId(mapping.entityClass));
+      const drawn = typeof id !== "number" || !(id > 0) || this.#drawnKeys.get(entity) === id;
+      if (!(typeof id === "number" && id > 0)) mapping.primaryKey.set(entity, await this.nextId(mapping.entityClass));
       mapping.versionColumn?.set(entity, 0);
       stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, this.onGetCurrentUser?.());
       const validating = validateEntity(mapping, entity, this);
       if (validating !== undefined) await validating;
-      await connection.execute(statements.insertSql, columnValues(statements.insertColumns, entity, this.database.dialect));
+      await insertRow(connection, statements, entity, drawn, () => this.nextId(mapping.entityClass));
       this.#entities.attach(mapping, entity);
       this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
     });
@@ -297,3 +319,6 @@ export class Context implements AsyncDisposable {
     });
   }
 }
+
+/** The highest key of the int32 key type (SPEC.md TTPrimaryKey). */
+const maxKey = 2147483647;

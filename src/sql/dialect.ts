@@ -17,6 +17,13 @@ export interface Dialect {
   toDatabase(value: unknown, type: ColumnType<unknown>): unknown;
   /** Converts what the driver read to the entity value of the declared type. `null` stays null. */
   fromDatabase(value: unknown, type: ColumnType<unknown>): unknown;
+  /**
+   * What an INSERT appends so that a row whose primary key (`quotedKey`) is taken is skipped, counting 0
+   * rows, instead of failing: ` ON CONFLICT (key) DO NOTHING`. Empty where the engine has no clause limited
+   * to one index (its duplicate-key error is then a `UniqueViolationError`). A failed statement would abort a
+   * PostgreSQL transaction; a skipped one does not, so an insert can retry with another key.
+   */
+  insertKeyConflict(quotedKey: string): string;
   /** Converts a constant of a `@WhereClause` parameter or an `addWhere` parameter to what the driver binds. */
   toParameter(value: unknown): unknown;
 }

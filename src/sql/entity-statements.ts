@@ -116,7 +116,7 @@ export class EntityStatements {
     const audit = mapping.audit;
     const notOnInsert = new Set([audit.updatedAt, audit.updatedBy, audit.deletedAt, audit.deletedBy]);
     this.insertColumns = mapping.ownColumns.filter((column) => !notOnInsert.has(column));
-    this.insertSql = `INSERT INTO ${table} (${this.insertColumns.map((c) => q(c.columnName)).join(", ")}) VALUES (${this.insertColumns.map((_, i) => dialect.placeholder(i)).join(", ")})`;
+    this.insertSql = `INSERT INTO ${table} (${this.insertColumns.map((c) => q(c.columnName)).join(", ")}) VALUES (${this.insertColumns.map((_, i) => dialect.placeholder(i)).join(", ")})${dialect.insertKeyConflict(q(mapping.primaryKey.columnName))}`;
 
     const pk = mapping.primaryKey;
     const version = mapping.versionColumn;

@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { ask, sleep, type Answer } from "../http/http-test-client.js";
 import type { DemoDatabase, DemoEngine } from "./demo-engines.js";
 import { startDemo, type DemoProcess } from "./demo-process.js";
+import { defineDemoWriteTests } from "./demo-writes.js";
 
 type Row = Record<string, unknown>;
 type Page = { count: number; data: Row[] };
@@ -530,6 +531,8 @@ export function defineDemoSuite(engine: DemoEngine): void {
       }
       for (const token of Object.values(tokens)) assert.equal(text.includes(token), false, "a token reached the log");
     });
+
+    defineDemoWriteTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
 
     test("SIGTERM stops the demo with exit code 0; a restart keeps the data, DEMO_RESET=1 recreates it, SIGINT stops it with 0", async () => {
       const companies = await count("SELECT COUNT(*) AS n FROM Companies");

@@ -29,7 +29,7 @@ describe("the PostgreSQL dialect", () => {
   it("builds entity statements with folded, quoted names and numbered placeholders", () => {
     const statements = statementsOf(EntityMapping.of(Company), dialect);
     assert.match(statements.insertSql, /^INSERT INTO "companies" \("id", "name", /);
-    assert.match(statements.insertSql, /VALUES \(\$1, \$2, \$3, \$4, \$5, \$6, \$7, \$8\)$/);
+    assert.match(statements.insertSql, /VALUES \(\$1, \$2, \$3, \$4, \$5, \$6, \$7, \$8\) ON CONFLICT \("id"\) DO NOTHING$/);
   });
 
   it("binds int64 as exact text, dates as ISO-8601 UTC and blobs as Buffers", () => {

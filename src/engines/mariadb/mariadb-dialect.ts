@@ -42,6 +42,11 @@ export class MariaDbDialect implements Dialect {
   }
 
   /** @inheritdoc */
+  insertKeyConflict(_quotedKey: string): string {
+    return "";
+  }
+
+  /** @inheritdoc */
   toParameter(value: unknown): unknown {
     if (typeof value === "boolean") return value ? 1 : 0;
     if (value instanceof Date) return formatUtcDateTime(value);

@@ -1,5 +1,5 @@
 import { SqlError } from "mariadb";
-import { DatabaseError } from "../../errors.js";
+import { DatabaseError, UniqueViolationError } from "../../errors.js";
 
 /** Whether `error` came from the connector (a server error or a connection failure it reported). */
 export function isSqlError(error: unknown): error is SqlError {
@@ -15,6 +15,9 @@ export function isConnectionLost(error: unknown): boolean {
   return isSqlError(error) ? error.fatal : true;
 }
 
+/** The server's error numbers of a duplicate key. */
+const duplicateEntryCodes = new Set([1062, 1586]);
+
 /** Wraps a connector error in the one error type the session reports for database failures. */
 export function mariaDbError(error: unknown): DatabaseError {
   if (error instanceof DatabaseError) return error;
@@ -24,6 +27,10 @@ export function mariaDbError(error: unknown): DatabaseError {
     .filter((part) => part !== null && part !== undefined)
     .join(", ");
   const prefix = error.fatal ? "MariaDB: the connection to the server was lost: " : "MariaDB: ";
+  // ER_DUP_ENTRY and ER_DUP_ENTRY_WITH_KEY_NAME: the server names the index only in its text, so which key
+  // was hit is left open (the session decides by what it inserted).
+  if (duplicateEntryCodes.has(error.errno))
+    return new UniqueViolationError(`${prefix}${message}${code === "" ? "" : ` (${code})`}.`, undefined, { cause: error });
   return new DatabaseError(`${prefix}${message}${code === "" ? "" : ` (${code})`}.`, { cause: error });
 }
 

@@ -48,6 +48,11 @@ export class PostgresDialect implements Dialect {
   }
 
   /** @inheritdoc */
+  insertKeyConflict(quotedKey: string): string {
+    return ` ON CONFLICT (${quotedKey}) DO NOTHING`;
+  }
+
+  /** @inheritdoc */
   toParameter(value: unknown): unknown {
     if (value instanceof Date) return formatIsoDate(value);
     if (typeof value === "bigint") return value.toString();

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { DatabaseError } from "../../errors.js";
+import { DatabaseError, UniqueViolationError } from "../../errors.js";
 
 /** The SQLSTATE of an error the server sent, or undefined for an error of the driver or the network. */
 export function sqlState(error: unknown): string | undefined {
@@ -27,6 +27,9 @@ export function postgresError(error: unknown): DatabaseError {
   const text = isConnectionLost(error)
     ? `PostgreSQL: the connection to the server was lost: ${message}${code}.`
     : `PostgreSQL: ${message}${code}.`;
+  // 23505 unique_violation. The primary key's own conflicts never get here from Tenon's INSERT, which says
+  // ON CONFLICT (key) DO NOTHING and counts the rows, so which index was hit is left open.
+  if (state === "23505") return new UniqueViolationError(text, undefined, { cause: error });
   return new DatabaseError(text, { cause: error });
 }
 

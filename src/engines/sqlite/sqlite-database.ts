@@ -3,14 +3,16 @@ import { DatabaseError } from "../../errors.js";
 import type { Connection, Database } from "../database.js";
 import { Mutex } from "../mutex.js";
 import { SqliteDialect } from "./sqlite-dialect.js";
+import { sqliteError } from "./sqlite-errors.js";
+import { SqliteKeys } from "./sqlite-keys.js";
 
 /** How to open the embedded SQLite engine. */
 export interface SqliteOptions {
   /** The database file (created when missing), or `:memory:`. */
   readonly filename: string;
   /**
-   * The connection name that sequence numbers are tracked under (SPEC.md 2.8 rule 1); defaults to the
-   * file name. Two databases opened with one name share the last key handed out per table.
+   * A name for the database in messages; defaults to the file name. (Keys no longer depend on it: they are
+   * kept in the file's `tenon_keys` table, shared by every connection and process on the file.)
    */
   readonly name?: string;
   /** Use write-ahead logging (default true for files): readers in other processes do not block the writer. */
@@ -21,9 +23,6 @@ export interface SqliteOptions {
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown[]>;
 
-/** Last key handed out, per connection name and table (SPEC.md 2.8 rule 1). */
-const lastKeys = new Map<string, Map<string, number>>();
-
 /**
  * The embedded engine over one better-sqlite3 connection shared by every session. better-sqlite3 is
  * synchronous, so a statement never interleaves with another; a transaction, which may await in the
@@ -32,12 +31,13 @@ const lastKeys = new Map<string, Map<string, number>>();
 export class SqliteDatabase implements Database {
   /** @inheritdoc */
   readonly dialect = new SqliteDialect();
-  /** The connection name for sequence tracking. */
+  /** The database's name (see `SqliteOptions.name`). */
   readonly name: string;
   readonly #db: BetterSqlite3.Database;
   readonly #statements = new Map<string, Statement>();
   readonly #inexactStatements = new Map<string, Statement>();
   readonly #lock = new Mutex();
+  readonly #keys = new SqliteKeys(this.dialect);
   #owner: SqliteConnection | undefined;
 
   /** Opens (and creates when missing) the file. */
@@ -122,21 +122,42 @@ export class SqliteDatabase implements Database {
       return action();
     } catch (error) {
       // A statement that failed to prepare inside `action` is already a DatabaseError: not wrapped twice.
-      throw error instanceof DatabaseError ? error : new DatabaseError(`SQLite: ${(error as Error).message}`, { cause: error });
+      throw sqliteError(error);
     }
   }
 
-  /** @internal */
-  nextId(table: string, keyColumn: string): number {
-    const q = this.dialect.quoteIdentifier.bind(this.dialect);
-    const row = this.statement(`SELECT MAX(${q(keyColumn)}) FROM ${q(table)}`).get() as unknown[] | undefined;
-    const highest = row === undefined || row[0] === null ? 0 : Number(row[0]);
-    let byTable = lastKeys.get(this.name);
-    if (byTable === undefined) lastKeys.set(this.name, (byTable = new Map()));
-    const key = table.toLowerCase();
-    const next = Math.max(highest, byTable.get(key) ?? 0) + 1;
-    byTable.set(key, next);
-    return next;
+  /**
+   * @internal The next key of `table` from the file's key table (see `SqliteKeys`). Inside `owner`'s
+   * transaction, which began IMMEDIATE and so already holds the file's write lock, it runs there; otherwise
+   * in a write transaction of its own, so that another process drawing at the same time waits for it.
+   */
+  nextId(owner: SqliteConnection, table: string, keyColumn: string): number {
+    const statements = {
+      get: (sql: string, parameters: readonly unknown[]) => this.statement(sql).get(...parameters) as unknown[] | undefined,
+      run: (sql: string, parameters: readonly unknown[]) => {
+        this.statement(sql).run(...parameters);
+      },
+    };
+    if (this.owns(owner)) return this.#keys.next(statements, table, keyColumn);
+    this.statement("BEGIN IMMEDIATE").run();
+    try {
+      const key = this.#keys.next(statements, table, keyColumn);
+      this.statement("COMMIT").run();
+      return key;
+    } catch (error) {
+      this.rolledBack();
+      try {
+        this.statement("ROLLBACK").run();
+      } catch {
+        // the transaction is already gone
+      }
+      throw error;
+    }
+  }
+
+  /** @internal A transaction was rolled back: a key table it created may be gone with it. */
+  rolledBack(): void {
+    this.#keys.forget();
   }
 }
 
@@ -167,7 +188,7 @@ class SqliteConnection implements Connection {
       const statement = this.#database.statement(sql, exactIntegers);
       return (parameters.length === 1 ? statement.all(parameters[0]) : statement.all(...parameters)) as unknown[][];
     } catch (error) {
-      throw error instanceof DatabaseError ? error : new DatabaseError(`SQLite: ${(error as Error).message}`, { cause: error });
+      throw sqliteError(error);
     }
   }
 
@@ -184,7 +205,10 @@ class SqliteConnection implements Connection {
   async begin(): Promise<void> {
     await this.#database.lock(this);
     try {
-      this.#database.run(() => this.#database.statement("BEGIN").run());
+      // IMMEDIATE takes the file's write lock now, waiting up to busyTimeout for another process, instead of
+      // at the first write, where a transaction that has read in WAL mode fails with SQLITE_BUSY at once
+      // when another process wrote in between: a lost write. One transaction at a time runs per process anyway.
+      this.#database.run(() => this.#database.statement("BEGIN IMMEDIATE").run());
     } catch (error) {
       this.#database.unlock(this);
       throw error;
@@ -200,6 +224,7 @@ class SqliteConnection implements Connection {
   }
 
   async rollback(): Promise<void> {
+    this.#database.rolledBack();
     try {
       this.#database.run(() => this.#database.statement("ROLLBACK").run());
     } finally {
@@ -209,11 +234,12 @@ class SqliteConnection implements Connection {
 
   async nextId(_sequence: string, table: string, keyColumn: string): Promise<number> {
     await this.#database.ready(this);
-    return this.#database.run(() => this.#database.nextId(table, keyColumn));
+    return this.#database.run(() => this.#database.nextId(this, table, keyColumn));
   }
 
   release(): void {
     if (this.#database.owns(this)) {
+      this.#database.rolledBack();
       try {
         this.#database.statement("ROLLBACK").run();
       } catch {

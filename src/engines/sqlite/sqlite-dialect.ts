@@ -48,6 +48,11 @@ export class SqliteDialect implements Dialect {
   }
 
   /** @inheritdoc */
+  insertKeyConflict(quotedKey: string): string {
+    return ` ON CONFLICT (${quotedKey}) DO NOTHING`;
+  }
+
+  /** @inheritdoc */
   toParameter(value: unknown): unknown {
     if (typeof value === "boolean") return value ? 1 : 0;
     if (value instanceof Date) return formatIsoDate(value);

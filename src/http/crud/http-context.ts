@@ -19,14 +19,6 @@ export class HttpContext extends JsonContext {
     return decodeColumnJson(mapping.primaryKey, value) as number;
   }
 
-  /** Draws the entity's primary key from its sequence and sets it. */
-  async setSequenceId<T extends object>(entity: T): Promise<number> {
-    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
-    const id = await this.nextId(mapping.entityClass);
-    mapping.primaryKey.set(entity, id);
-    return id;
-  }
-
   /**
    * Sets the version column to the version the client sent, so that the WHERE of the next update or
    * delete checks it. Does nothing when the entity has no `@VersionColumn`.

@@ -1,4 +1,4 @@
-import { ConcurrentUpdateError, InvalidInputError } from "../../errors.js";
+import { ConcurrentUpdateError, InvalidInputError, UniqueViolationError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
@@ -54,23 +54,27 @@ export class HttpEntityWriter<T extends object> {
 
   /**
    * Inserts the entity of a JSON body: the id comes from the sequence when the body has none or one
-   * that is not positive; a positive id is kept, and answers 409 when a row (even a soft-deleted one) has it.
+   * that is not positive; a positive id is kept, and answers 409 when a row (even a soft-deleted one) has it,
+   * also when clients insert the same new id at once (the database's unique key decides, not a read before).
    * Answers the inserted entity, with details.
    */
   async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     const entity = await this.context.fromJson(this.entityClass, json);
     const id = this.context.getId(this.entityClass, json);
     const drawn = id === undefined || id <= 0;
-    // An id from the client is checked and inserted in one transaction, so that a concurrent insert of the same id answers 409.
-    await this.#write(!drawn || this.onBeforeInsert !== undefined || this.onAfterInsert !== undefined, async () => {
-      if (drawn) await this.context.setSequenceId(entity);
-      else if ((await this.context.tryGet(this.entityClass, id, { includeDeleted: true })) !== null)
+    try {
+      await this.#write(this.onBeforeInsert !== undefined || this.onAfterInsert !== undefined, async () => {
+        if (drawn) await this.context.setSequenceId(entity);
+        await this.onBeforeInsert?.(entity);
+        await this.context.insert(entity);
+        await this.onApplyDetails?.(entity);
+        await this.onAfterInsert?.(entity);
+      });
+    } catch (error) {
+      if (!drawn && error instanceof UniqueViolationError && error.entity === this.#mapping.name && error.id === id)
         throw new HttpError(409, CrudTexts.idTaken(id));
-      await this.onBeforeInsert?.(entity);
-      await this.context.insert(entity);
-      await this.onApplyDetails?.(entity);
-      await this.onAfterInsert?.(entity);
-    });
+      throw error;
+    }
     return this.context.toJson(entity, config);
   }
 
@@ -137,11 +141,12 @@ export class HttpEntityWriter<T extends object> {
 
   /**
    * Loads the row, restores the version the client sent and deletes it: 404 for an absent id, 409 for a
-   * stale version. Answers `{"id": <id>, "deleted": true}`.
+   * stale version, also when the row was soft-deleted since the client read it (another client's delete
+   * won), so that of many clients deleting one id and version at once exactly one succeeds. Answers `{"id": <id>, "deleted": true}`.
    */
   async delete(id: number, version: number): Promise<HttpEntityDeleted> {
     const entity = await this.context.tryGet(this.entityClass, id);
-    if (entity === null) throw new HttpNotFoundError(id);
+    if (entity === null) throw await this.#absent(id, version);
     this.context.setVersionId(entity, version);
     await this.#write(this.onBeforeDelete !== undefined || this.onAfterDelete !== undefined, async () => {
       await this.onBeforeDelete?.(entity);
@@ -149,6 +154,18 @@ export class HttpEntityWriter<T extends object> {
       await this.onAfterDelete?.(entity);
     });
     return { id, deleted: true };
+  }
+
+  /**
+   * What a delete of an id that reads as absent answers: 409 when a soft-deleted row has it at another
+   * version than the one the client sent (the client's version is stale), otherwise 404.
+   */
+  async #absent(id: number, version: number): Promise<Error> {
+    const versionColumn = this.#mapping.versionColumn;
+    if (this.#mapping.audit.deletedAt === undefined || versionColumn === undefined) return new HttpNotFoundError(id);
+    const deleted = await this.context.tryGet(this.entityClass, id, { includeDeleted: true });
+    if (deleted !== null && versionColumn.get(deleted) !== version) return new ConcurrentUpdateError(this.#mapping.name, id);
+    return new HttpNotFoundError(id);
   }
 
   /** A new entity with its id drawn from the sequence, not inserted; entity only. */

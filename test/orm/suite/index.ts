@@ -9,6 +9,7 @@ import { eventsSuite } from "./events.js";
 import { filtersSuite } from "./filters.js";
 import { jsonSuite } from "../../json/json-suite.js";
 import { typesSuite } from "./types.js";
+import { keysSuite } from "./keys.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -22,4 +23,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   filtersSuite,
   jsonSuite,
   typesSuite,
+  keysSuite,
 ];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
-import { Context, Filter } from "tenon";
+import { Context, DatabaseError, Filter } from "tenon";
 import { Company, insertCompany } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
@@ -145,7 +145,7 @@ export function transactionsSuite(harness: EngineHarness): void {
       const twin = new Company();
       twin.id = first.id;
       twin.name = "Refused twin";
-      await assert.rejects(context.insert(twin), (error: Error) => error.name === "DatabaseError");
+      await assert.rejects(context.insert(twin), (error: Error) => error.name === "UniqueViolationError" && error instanceof DatabaseError);
       assert.equal(await count("Refused twin"), 1);
       first.name = "Refused twin, renamed";
       await context.update(first);

@@ -1,0 +1,22 @@
+import { DatabaseError, TenonError, UniqueViolationError } from "../../errors.js";
+
+/** The extended result code better-sqlite3 puts on its errors (`SQLITE_CONSTRAINT_PRIMARYKEY` ...). */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Wraps a better-sqlite3 error in the one error type the session reports for database failures: a duplicate
+ * key becomes a `UniqueViolationError` that says whether the primary key was hit (SQLite's extended codes
+ * tell), every other failure a `DatabaseError`. An error that is already Tenon's (a `DatabaseError` of a
+ * statement that failed to prepare, a `KeyRangeError` of the key table) is not wrapped.
+ */
+export function sqliteError(error: unknown): TenonError {
+  if (error instanceof TenonError) return error;
+  const message = `SQLite: ${(error as Error | null)?.message ?? String(error)}`;
+  const code = codeOf(error);
+  if (code === "SQLITE_CONSTRAINT_PRIMARYKEY") return new UniqueViolationError(message, true, { cause: error });
+  if (code === "SQLITE_CONSTRAINT_UNIQUE") return new UniqueViolationError(message, false, { cause: error });
+  return new DatabaseError(message, { cause: error });
+}

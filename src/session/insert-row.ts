@@ -1,0 +1,50 @@
+import type { Connection } from "../engines/database.js";
+import { UniqueViolationError } from "../errors.js";
+import type { EntityStatements } from "../sql/entity-statements.js";
+import { columnValues } from "./write-values.js";
+
+/** How many drawn keys an insert tries before it gives up on keys that clients took ahead of the sequence. */
+const maxKeyAttempts = 32;
+
+/**
+ * Sends an entity's INSERT. Where the engine can say so without an error (`ON CONFLICT (key) DO NOTHING`), a
+ * taken key inserts no row; elsewhere it fails with `UniqueViolationError`, and when the engine cannot tell
+ * which index was hit, the row of the key is looked up. A taken key that was `drawn` from the sequence is
+ * replaced by `drawNext()`, up to 32 times, so that an id a client chose ahead of the sequence never breaks
+ * this insert; a taken key the caller chose raises `UniqueViolationError` naming the entity and the key.
+ */
+export async function insertRow(
+  connection: Connection,
+  statements: EntityStatements,
+  entity: object,
+  drawn: boolean,
+  drawNext: () => Promise<number>,
+): Promise<void> {
+  const mapping = statements.mapping;
+  for (let attempt = 1; ; attempt++) {
+    const id = mapping.idOf(entity);
+    const taken = (cause?: UniqueViolationError): UniqueViolationError =>
+      new UniqueViolationError(
+        cause?.message ?? `${mapping.name}: a row with the key ${id} exists.`,
+        true,
+        { cause: cause?.cause },
+        {
+          entity: mapping.name,
+          id,
+        },
+      );
+    try {
+      if ((await connection.execute(statements.insertSql, columnValues(statements.insertColumns, entity, statements.dialect))) > 0) return;
+      if (!drawn || attempt >= maxKeyAttempts) throw taken();
+    } catch (error) {
+      if (!(error instanceof UniqueViolationError) || error.onPrimaryKey === false || error.entity !== undefined) throw error;
+      if (error.onPrimaryKey === undefined) {
+        const byId = statements.selectById(id, true);
+        const rows = await connection.query(byId.sql, byId.parameters, statements.exactIntegers);
+        if (rows.length === 0) throw new UniqueViolationError(error.message, false, { cause: error.cause });
+      }
+      if (!drawn || attempt >= maxKeyAttempts) throw taken(error);
+    }
+    mapping.primaryKey.set(entity, await drawNext());
+  }
+}

@@ -1,0 +1,81 @@
+// Writes of the demo under contention and what their answers show: client-chosen ids, one id and version
+// sent by many clients at once, and the state a write answer reports. Part of the end-to-end suite (run on
+// SQLite, PostgreSQL and MariaDB against one demo process).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Answer } from "../http/http-test-client.js";
+
+type Row = Record<string, unknown>;
+
+/** What the end-to-end suite lends these tests. */
+export interface DemoWriteHelpers {
+  call(method: string, path: string, options?: { user?: string; body?: unknown }): Promise<Answer>;
+  ok(method: string, path: string, user: string, body?: unknown): Promise<Row>;
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  expectError(answer: Answer, status: number, message?: string | RegExp): void;
+}
+
+/** Defines the write tests inside the demo suite's `describe`. */
+export function defineDemoWriteTests(h: DemoWriteHelpers): void {
+  const statuses = (answers: readonly Answer[]): string =>
+    answers
+      .map((answer) => answer.status)
+      .sort()
+      .join(",");
+
+  test("a company id chosen just ahead of the sequence never makes a later insert fail", async () => {
+    const probe = await h.ok("GET", "/companies/createnew", "editor");
+    const next = Number(probe.id);
+    for (const id of [next + 1, next + 2]) await h.ok("POST", "/companies", "editor", { id, name: `Chosen ${id}` });
+    const drawn = [];
+    for (let n = 0; n < 3; n++) drawn.push(await h.ok("POST", "/companies", "editor", { name: `Drawn ${n}` }));
+    const ids = drawn.map((company) => Number(company.id));
+    assert.equal(new Set([...ids, next + 1, next + 2]).size, 5, ids.join());
+    for (const company of drawn) assert.equal((await h.ok("GET", `/companies/${company.id}`, "guest")).name, company.name);
+  });
+
+  test("twelve clients posting one new id at once: one 200, eleven 409, one row", async () => {
+    const id = 500_000 + Math.floor(Math.random() * 100_000);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => h.call("POST", "/companies", { user: "editor", body: { id, name: `Racer ${n}` } })),
+    );
+    assert.equal(statuses(answers), `200,${Array(11).fill(409).join(",")}`, answers.map((a) => a.text).join("\n"));
+    for (const answer of answers.filter((a) => a.status === 409)) h.expectError(answer, 409, `Entity ${id} already exists.`);
+    const rows = await h.rows(`SELECT Name AS name FROM Companies WHERE ID = ${id}`);
+    assert.equal(rows.length, 1);
+  });
+
+  test("an id outside the int32 range answers 400 and stores nothing", async () => {
+    for (const id of [2147483648, -2147483649, 1e300]) {
+      const answer = await h.call("POST", "/companies", { user: "editor", body: { id, name: "Out of range" } });
+      assert.equal(answer.status, 400, answer.text);
+    }
+    assert.equal((await h.rows("SELECT ID FROM Companies WHERE Name = 'Out of range'")).length, 0);
+    const top = await h.ok("POST", "/companies", "editor", { id: 2147483647, name: "At the top" });
+    assert.equal(top.id, 2147483647);
+    const after = await h.ok("POST", "/companies", "editor", { name: "After the top" });
+    assert.ok(Number(after.id) < 1_000_000, String(after.id));
+    assert.equal((await h.ok("GET", `/companies/${after.id}`, "guest")).name, "After the top");
+  });
+
+  test("ten clients sending one id and version at once: one PUT wins, the others get 409", async () => {
+    const company = await h.ok("POST", "/companies", "editor", { name: "Contended" });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => h.call("PUT", "/companies", { user: "editor", body: { ...company, name: `Contender ${n}` } })),
+    );
+    assert.equal(statuses(answers), `200,${Array(9).fill(409).join(",")}`, answers.map((a) => a.text).join("\n"));
+    const winner = answers.find((a) => a.status === 200)?.json as Row;
+    const [row] = await h.rows(`SELECT Name AS name, VersionID AS versionid FROM Companies WHERE ID = ${company.id}`);
+    assert.equal(row.name, winner.name);
+    assert.equal(Number(row.versionid), 1);
+  });
+
+  test("ten clients deleting one id and version at once: one DELETE wins, the others get 409", async () => {
+    const company = await h.ok("POST", "/companies", "editor", { name: "Doomed" });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => h.call("DELETE", `/companies/${company.id}/0`, { user: "editor" })));
+    assert.equal(statuses(answers), `200,${Array(9).fill(409).join(",")}`, answers.map((a) => a.text).join("\n"));
+    const [row] = await h.rows(`SELECT VersionID AS versionid, DeletedAt AS deletedat FROM Companies WHERE ID = ${company.id}`);
+    assert.equal(Number(row.versionid), 1);
+    assert.notEqual(row.deletedat, null);
+  });
+}

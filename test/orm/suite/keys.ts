@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Context, KeyRangeError, UniqueViolationError } from "tenon";
+import { Gadget } from "../fixtures.js";
+import type { EngineHarness, TestDatabase } from "../harness.js";
+import { createSchema } from "../schema.js";
+
+/** Key allocation: ids chosen by the caller, duplicates, and the int32 range of keys. */
+export function keysSuite(harness: EngineHarness): void {
+  describe(`${harness.name}: primary keys drawn and chosen`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await harness.open();
+      await createSchema(harness, db);
+    });
+    after(async () => db.close());
+
+    const gadget = (label: string, id = 0): Gadget => Object.assign(new Gadget(), { id, label });
+    const labels = async (): Promise<Map<number, string>> =>
+      new Map((await db.rows("SELECT ID AS id, Label AS label FROM Gadgets")).map((row) => [Number(row.id), String(row.label)]));
+
+    it("ids a caller chose just ahead of the sequence never make a later drawn insert fail", async () => {
+      await using context = new Context(db.database);
+      const next = await context.nextId(Gadget);
+      for (let step = 1; step <= 3; step++) await context.insert(gadget(`chosen ${step}`, next + step));
+      const drawn = gadget("drawn");
+      await context.insert(drawn);
+      const inTransaction = gadget("drawn in a transaction");
+      await context.insert(gadget("chosen 4", next + 5));
+      await context.transaction(async () => context.insert(inTransaction));
+      const stored = await labels();
+      assert.equal(stored.get(drawn.id), "drawn");
+      assert.equal(stored.get(inTransaction.id), "drawn in a transaction");
+      for (let step = 1; step <= 3; step++) assert.equal(stored.get(next + step), `chosen ${step}`);
+      assert.equal(stored.get(next + 5), "chosen 4");
+      assert.ok(drawn.id > next + 3 && inTransaction.id > drawn.id, `${drawn.id}, ${inTransaction.id}`);
+    });
+
+    it("a key drawn by createEntity that a caller's id takes before the insert is replaced by the next one", async () => {
+      await using context = new Context(db.database);
+      const drawn = await context.createEntity(Gadget);
+      const taken = drawn.id;
+      await using other = new Context(db.database);
+      await other.insert(gadget("took it", taken));
+      drawn.label = "drawn first";
+      await context.insert(drawn);
+      assert.ok(drawn.id > taken, String(drawn.id));
+      const stored = await labels();
+      assert.equal(stored.get(taken), "took it");
+      assert.equal(stored.get(drawn.id), "drawn first");
+    });
+
+    it("an id that a row already has is a UniqueViolationError on the primary key, and the stored row is unchanged", async () => {
+      await using context = new Context(db.database);
+      const first = gadget("first");
+      await context.insert(first);
+      await using other = new Context(db.database);
+      await assert.rejects(other.insert(gadget("second", first.id)), (error: unknown) => {
+        assert.ok(error instanceof UniqueViolationError, String(error));
+        assert.equal(error.onPrimaryKey, true);
+        assert.equal(error.entity, "Gadget");
+        assert.equal(error.id, first.id);
+        return true;
+      });
+      assert.equal((await labels()).get(first.id), "first");
+    });
+
+    it("sessions inserting one new id at once: exactly one succeeds, every other gets UniqueViolationError", async () => {
+      const id = 1_000_000 + Math.floor(Math.random() * 1000);
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, async (_, n) => {
+          await using context = new Context(db.database);
+          try {
+            await context.transaction(() => context.insert(gadget(`racer ${n}`, id)));
+            return "inserted";
+          } catch (error) {
+            if (error instanceof UniqueViolationError && error.onPrimaryKey === true) return "duplicate";
+            throw error;
+          }
+        }),
+      );
+      assert.equal(outcomes.filter((o) => o === "inserted").length, 1, outcomes.join());
+      assert.equal(outcomes.filter((o) => o === "duplicate").length, 7);
+      assert.match(String((await labels()).get(id)), /^racer \d$/);
+    });
+
+    it("an id of 2147483647 chosen by a caller leaves later keys where they were", async () => {
+      await using context = new Context(db.database);
+      const before = await context.nextId(Gadget);
+      await context.insert(gadget("top", 2147483647));
+      const after = gadget("after the top");
+      await context.insert(after);
+      assert.ok(after.id > before && after.id < before + 100, String(after.id));
+      const read = await context.get(Gadget, after.id);
+      assert.equal(read.label, "after the top");
+    });
+
+    it("a sequence past the int32 range is a KeyRangeError and stores no row", async () => {
+      await using context = new Context(db.database);
+      if (harness.name === "SQLite") {
+        await context.nextId(Gadget);
+        await db.exec("UPDATE tenon_keys SET last = 2147483647 WHERE name = 'gadgets'");
+      } else {
+        await db.exec("ALTER SEQUENCE GadgetsID RESTART WITH 2147483648");
+      }
+      const rowsBefore = (await labels()).size;
+      await assert.rejects(context.insert(gadget("beyond")), KeyRangeError);
+      await assert.rejects(context.nextId(Gadget), KeyRangeError);
+      assert.equal((await labels()).size, rowsBefore);
+    });
+  });
+}
