@@ -203,6 +203,9 @@ export class Context implements AsyncDisposable {
       if (validating !== undefined) await validating;
       const parameters = [...columnValues(statements.updateColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
       await expectOneRow(connection, statements.updateSql, parameters, mapping, entity);
+      // An instance of this key read before the update is stale, and the written one may lack columns that
+      // its source (a JSON body) never carries: the next read of the key reads the committed row.
+      this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
     });
   }
 

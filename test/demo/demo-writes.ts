@@ -78,4 +78,32 @@ export function defineDemoWriteTests(h: DemoWriteHelpers): void {
     assert.equal(Number(row.versionid), 1);
     assert.notEqual(row.deletedat, null);
   });
+
+  test("the answer to a PUT of an order shows its lines as committed: new quantities and versions", async () => {
+    const created = await h.ok("POST", "/orders", "editor", {
+      number: "SO-ANSWER-1",
+      companyId: 2,
+      lines: [
+        { product: "Anvil", quantity: 3, price: "10.25" },
+        { product: "Rope", quantity: 1, price: "2.00" },
+      ],
+    });
+    const lines = created.lines as Row[];
+    const updated = await h.ok("PUT", "/orders", "editor", {
+      ...created,
+      lines: [{ ...lines[0], quantity: 7 }, lines[1]],
+    });
+    const answered = (updated.lines as Row[]).sort((a, b) => Number(a.id) - Number(b.id));
+    const stored = await h.rows(
+      `SELECT ID AS id, Quantity AS quantity, VersionID AS versionid FROM OrderLines WHERE OrderID = ${created.id} ORDER BY ID`,
+    );
+    assert.deepEqual(
+      answered.map((line) => [Number(line.id), line.quantity, line.versionId]),
+      stored.map((row) => [Number(row.id), Number(row.quantity), Number(row.versionid)]),
+    );
+    assert.equal(answered.find((line) => line.id === lines[0].id)?.quantity, 7);
+    // A client that edits from the answer is not refused with a false 409.
+    const again = await h.ok("PUT", "/orders", "editor", { ...updated, lines: [{ ...answered[0], quantity: 8 }, answered[1]] });
+    assert.equal((again.lines as Row[]).find((line) => line.id === lines[0].id)?.quantity, 8);
+  });
 }
