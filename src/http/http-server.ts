@@ -14,7 +14,7 @@ import { RequestPipeline, type RouteTarget } from "./request-pipeline.js";
 import { controllerRoutesOf, controllerUriOf } from "./routing/controller-routes.js";
 import { HttpRouter } from "./routing/http-router.js";
 import { HttpAuthorizationType } from "./routing/route-decorators.js";
-import { runningServers } from "./running-servers.js";
+import { runningServers } from "./logging/running-servers.js";
 import { closeServers } from "./server-shutdown.js";
 
 interface Registration<C> {

@@ -10,7 +10,7 @@ import { HttpDefaults, HttpStatus, HttpTexts } from "./http-texts.js";
 import type { HttpLogger } from "./logging/http-logger.js";
 import { BodyReader } from "./body-reader.js";
 import { writePreflight, writeResponse } from "./response-writer.js";
-import { isSettledDisposal } from "../session/session-connection.js";
+import { isSettledDisposal } from "../disposal.js";
 import { isInt32 } from "../values/integer-range.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 

@@ -1,17 +1,6 @@
+import { settledDisposal } from "../disposal.js";
 import type { Connection, Database } from "../engines/database.js";
 import { TenonError } from "../errors.js";
-
-/** The promise of a disposal with nothing left to wait for. */
-const settled: Promise<void> = Promise.resolve();
-
-/**
- * True when `disposal` is what `dispose()` answers once nothing is left to wait for (the connection was given
- * back at once, or none was taken): the request pipeline then finishes the request without a promise reaction.
- * @internal
- */
-export function isSettledDisposal(disposal: unknown): boolean {
-  return disposal === settled;
-}
 
 /**
  * Where a session's connection stands. One field holds it, so that no two fields can disagree (a promise
@@ -80,14 +69,17 @@ export class SessionConnection {
     }
   }
 
-  /** Gives the connection back; one still opening goes back when it opens. Safe to call twice. */
+  /**
+   * Gives the connection back; one still opening goes back when it opens. Safe to call twice. Answers
+   * `settledDisposal` when nothing is left to wait for.
+   */
   dispose(): Promise<void> {
     const state = this.#state;
     this.#state = disposed;
     if (state.phase === "open") releaseQuietly(state.connection);
     // a connection that never opened has nothing to give back
     if (state.phase === "opening") return state.pending.then(releaseQuietly, () => undefined);
-    return settled;
+    return settledDisposal;
   }
 
   #open(connection: Connection, ready: Promise<Connection>): Promise<Connection> {

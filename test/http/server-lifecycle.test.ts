@@ -5,7 +5,7 @@ import { HttpController } from "../../src/http/http-controller.js";
 import { HttpServerError } from "../../src/http/http-errors.js";
 import { HttpServer } from "../../src/http/http-server.js";
 import { Area, AuthorizationType, Get, HttpAuthorizationType, Uri } from "../../src/http/routing/route-decorators.js";
-import { runningServers } from "../../src/http/running-servers.js";
+import { runningServers } from "../../src/http/logging/running-servers.js";
 import { ask } from "./http-test-client.js";
 import { request } from "node:http";
 

@@ -1,4 +1,4 @@
-import { runningServers } from "../running-servers.js";
+import { runningServers } from "./running-servers.js";
 import { HttpServerError } from "../http-errors.js";
 import { logTexts } from "./log-texts.js";
 

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { HttpLogRedactedNames } from "../../../src/http/logging/http-log-redacted-names.js";
 import { HttpServerError } from "../../../src/http/http-errors.js";
-import { runningServers } from "../../../src/http/running-servers.js";
+import { runningServers } from "../../../src/http/logging/running-servers.js";
 
 test("the built-in header and parameter names are on the list", () => {
   for (const name of ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key"])
