@@ -10,7 +10,7 @@ import {
   LogonController,
   OrderController,
 } from "./controllers.js";
-import { DemoContext, useDemoDatabase } from "./demo-context.js";
+import { DemoContext } from "./demo-context.js";
 import { ensureDemoSchema } from "./schema.js";
 import { seedDemo } from "./seed.js";
 
@@ -36,9 +36,9 @@ export async function prepareDemoDatabase(database: Database, reset: boolean): P
 
 /** Creates the schema and seed rows when missing, and builds the demo server (not yet started). */
 export async function createDemoServer(options: DemoOptions): Promise<HttpServer<DemoContext>> {
-  useDemoDatabase(options.database);
-  await prepareDemoDatabase(options.database, options.reset);
-  const server = new HttpServer(DemoContext);
+  const database = options.database;
+  await prepareDemoDatabase(database, options.reset);
+  const server = new HttpServer(() => new DemoContext(database));
   server.baseUri = "/api";
   server.port = options.port;
   server.addBindAddress("127.0.0.1");

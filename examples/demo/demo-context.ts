@@ -1,27 +1,26 @@
 import type { Database } from "tenon";
 import { HttpContext, type HttpRequest, type HttpResponse } from "tenon/http";
 
-let sharedDatabase: Database | undefined;
-
-/** Sets the database every request context of the demo uses (once, at start-up). */
-export function useDemoDatabase(database: Database): void {
-  sharedDatabase = database;
-}
-
 /**
  * The demo's per-request context. The server builds one for every request, even anonymous or unknown
  * ones, so the database session is created lazily, on first use (SPEC.md 5 rule 3), and given back when
- * the server disposes the context after the response.
+ * the server disposes the context after the response. The server builds it through a factory,
+ * `new HttpServer(() => new DemoContext(database))`, so the database is an argument, not a module's global.
  */
 export class DemoContext {
+  readonly #database: Database;
   #orm: HttpContext | undefined;
   #request: HttpRequest | undefined;
+
+  /** @param database the demo's database, opened once at start-up. */
+  constructor(database: Database) {
+    this.#database = database;
+  }
 
   /** The request's ORM session, created on first use; `*By` columns get the caller's user name. */
   get orm(): HttpContext {
     if (this.#orm === undefined) {
-      if (sharedDatabase === undefined) throw new Error("The demo database is not open.");
-      this.#orm = new HttpContext(sharedDatabase);
+      this.#orm = new HttpContext(this.#database);
       this.#orm.onGetCurrentUser = () => this.#request?.user?.username ?? "";
     }
     return this.#orm;

@@ -17,6 +17,26 @@ import { HttpAuthorizationType } from "./routing/route-decorators.js";
 import { runningServers } from "./logging/running-servers.js";
 import { closeServers } from "./server-shutdown.js";
 
+/**
+ * How the server gets each request's context: a class, built with `new` and no arguments, or a function that
+ * answers a new context (`() => new AppContext(database)`), so that the application needs no module-level
+ * database. They are told apart by the one thing JavaScript itself distinguishes: a function with its own
+ * `prototype` (a `class`, or a `function` declaration or expression) is called with `new`; one without (an
+ * arrow function, a method, a bound function) is called. A `function` that returns an object answers that
+ * object under `new` as well, so both kinds of factory work; a bound class does not (wrap it in an arrow).
+ */
+export type HttpContextSource<C> = (new () => C) | (() => C);
+
+/** The factory of a context source (see `HttpContextSource`). */
+function contextFactory<C>(source: HttpContextSource<C>): () => C {
+  if (Object.hasOwn(source, "prototype")) {
+    const contextClass = source as new () => C;
+    return () => new contextClass();
+  }
+  const factory = source as () => C;
+  return () => factory();
+}
+
 interface Registration<C> {
   readonly controller: HttpControllerClass<C>;
   readonly uri: string;
@@ -25,7 +45,7 @@ interface Registration<C> {
 /**
  * The HTTP server (SPEC.md 2.1, 3). Configure it, register controllers and an authentication class, then
  * `start()`. For every request other than a CORS preflight it builds a fresh context with
- * `new ContextClass()`, resolves the route, authenticates, checks areas and calls the handler; the context
+ * `new ContextClass()` (or the factory it was given), resolves the route, authenticates, checks areas and calls the handler; the context
  * is disposed (`Symbol.asyncDispose` or `Symbol.dispose`, when it has one) after the response is sent.
  * A context class with `attachRequest(request, response)` gets it called right after construction.
  *
@@ -44,7 +64,7 @@ export class HttpServer<C> {
    */
   drainDelay: number = HttpDefaults.drainDelayMs;
 
-  readonly #contextClass: new () => C;
+  readonly #createContext: () => C;
   #baseUri = "";
   #port = 0;
   #boundPort = 0;
@@ -66,9 +86,12 @@ export class HttpServer<C> {
   #readinessTimeout: number = HttpDefaults.readinessTimeoutMs;
   #balancer: BalancerState | undefined;
 
-  /** @param contextClass the per-request context class, built with no arguments for every request. */
-  constructor(contextClass: new () => C) {
-    this.#contextClass = contextClass;
+  /**
+   * @param context the per-request context: a class built with no arguments for every request, or a function
+   * answering a new context (`() => new AppContext(database)`); see `HttpContextSource` for how they are told apart.
+   */
+  constructor(context: HttpContextSource<C>) {
+    this.#createContext = contextFactory(context);
   }
 
   /** True between a successful `start()` and `stop()`. */
@@ -249,7 +272,7 @@ export class HttpServer<C> {
     const router = this.#buildRouter(balancer);
     this.#state = "starting";
     const pipeline = new RequestPipeline<C>({
-      contextClass: this.#contextClass,
+      createContext: this.#createContext,
       router,
       authentication: this.#authentication,
       authenticateUnknown: this.#authentication !== undefined && !this.#allowAnonymous,

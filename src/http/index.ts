@@ -3,7 +3,7 @@
  * entity reader and writer.
  * @packageDocumentation
  */
-export { HttpServer } from "./http-server.js";
+export { HttpServer, type HttpContextSource } from "./http-server.js";
 export { HttpRequest, type HttpNameValue } from "./http-request.js";
 export { HttpResponse } from "./http-response.js";
 export { HttpUser } from "./http-user.js";

@@ -29,7 +29,8 @@ export interface RouteTarget<C> {
 
 /** The settings a running server works with, frozen at `start()`. @internal */
 export interface PipelineSettings<C> {
-  readonly contextClass: new () => C;
+  /** Answers a new context for a request (a class or a factory, already told apart). */
+  readonly createContext: () => C;
   readonly router: HttpRouter<RouteTarget<C>>;
   readonly authentication: HttpAuthenticationClass<C> | undefined;
   /** Authenticate requests that match no route (so 401 comes before 404 and 405). */
@@ -166,7 +167,7 @@ export class RequestPipeline<C> {
     let context: C | undefined;
     let pending: void | Promise<unknown>;
     try {
-      context = new settings.contextClass();
+      context = settings.createContext();
       (context as ContextHooks).attachRequest?.(request, response);
       if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpTexts.payloadTooLarge(settings.maxRequestContentLength));
       if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpTexts.methodOverrideRefused);

@@ -1,7 +1,7 @@
 // Helpers for the HTTP tests: a real server on an ephemeral port, a plain HTTP client, and a raw socket.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
-import { HttpServer } from "../../src/http/http-server.js";
+import { HttpServer, type HttpContextSource } from "../../src/http/http-server.js";
 
 /** An answer as the client saw it. */
 export interface Answer {
@@ -101,7 +101,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** A server on 127.0.0.1 and an ephemeral port, configured by `setup`, started. */
-export async function started<C>(contextClass: new () => C, setup: (server: HttpServer<C>) => void): Promise<HttpServer<C>> {
+export async function started<C>(contextClass: HttpContextSource<C>, setup: (server: HttpServer<C>) => void): Promise<HttpServer<C>> {
   const server = new HttpServer(contextClass);
   server.port = 0;
   server.addBindAddress("127.0.0.1");
