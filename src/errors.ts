@@ -121,3 +121,61 @@ export class UniqueViolationError extends DatabaseError {
  * must be restarted or the table's keys compacted by an operator.
  */
 export class KeyRangeError extends TenonError {}
+
+ * The schema tool cannot write the schema of a mapping: a type beyond what the engine can store (a decimal
+ * of 70 digits on MariaDB), two entities that map one table differently, a relation naming no mapped column.
+ */
+export class SchemaError extends TenonError {
+  /** The entity class name (or names, comma-separated) the problem belongs to. */
+  readonly entity: string;
+  /** @param entity the entity class name. @param message what cannot be expressed, and why. */
+  constructor(entity: string, message: string) {
+    super(message);
+    this.entity = entity;
+  }
+}
+
+/** What kind of difference between the mapping and the live database a `SchemaDifference` is. */
+export type SchemaDifferenceKind =
+  | "missingTable"
+  | "missingColumn"
+  | "missingSequence"
+  | "missingIndex"
+  | "columnType"
+  | "columnSize"
+  | "columnNullability";
+
+/** One difference between the mapping and the live database (`Schema.diff`). */
+export interface SchemaDifference {
+  /** What differs. */
+  readonly kind: SchemaDifferenceKind;
+  /** The entity class name (or names, comma-separated, when several entities map the table). */
+  readonly entity: string;
+  /** The table, as the mapping names it. */
+  readonly table: string;
+  /** The column, as the mapping names it, for column and index differences. */
+  readonly column?: string;
+  /** The property of the entity mapped to that column, where there is one. */
+  readonly property?: string;
+  /** The sequence, for `missingSequence`. */
+  readonly sequence?: string;
+  /** What the mapping wants: `VARCHAR(100) NOT NULL`. */
+  readonly expected?: string;
+  /** What the database has: `VARCHAR(200) NULL`. */
+  readonly actual?: string;
+  /** The additive statement that makes it right; undefined when Tenon will not change it (it never drops, narrows or alters). */
+  readonly statement?: string;
+  /** The difference in one sentence. */
+  readonly message: string;
+}
+
+/** The live database does not match the mapping: raised by the check of `Schema.startCheck`, so the server does not start. */
+export class SchemaMismatchError extends TenonError {
+  /** Every difference found. */
+  readonly differences: readonly SchemaDifference[];
+  /** @param message the report. @param differences every difference found. */
+  constructor(message: string, differences: readonly SchemaDifference[]) {
+    super(message);
+    this.differences = differences;
+  }
+}

@@ -32,6 +32,10 @@ export { CreatedAt, CreatedBy, UpdatedAt, UpdatedBy, DeletedAt, DeletedBy } from
 export { EntityMapping, ColumnMapping, DetailMapping, type WhereClauseParameterMapping } from "./mapping/entity-mapping.js";
 export type { AuditRole } from "./mapping/mapping-keys.js";
 export type { Dialect } from "./sql/dialect.js";
+export type { SchemaDialect, SchemaLimits, SequenceOptions, CatalogQuery } from "./sql/schema-dialect.js";
+export type { Catalog, CatalogTable, CatalogColumn } from "./sql/catalog.js";
+export { Schema, type SchemaOptions } from "./schema/schema.js";
+export { SchemaDiff, SchemaScript } from "./schema/schema-diff.js";
 export type { Database, Connection } from "./engines/database.js";
 export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";

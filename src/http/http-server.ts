@@ -76,6 +76,7 @@ export class HttpServer<C> {
   readonly #bindAddresses: string[] = [];
   readonly #registrations: Registration<C>[] = [];
   readonly #registered = new Set<HttpControllerClass<C>>();
+  readonly #startChecks: (() => Promise<void> | void)[] = [];
   #authentication: HttpAuthenticationClass<C> | undefined;
   #logger: HttpLogger<HttpRequest, HttpResponse> | undefined;
   #servers: Server[] = [];
@@ -262,7 +263,17 @@ export class HttpServer<C> {
     this.#logger = new HttpLogger<HttpRequest, HttpResponse>(writer, poolSizeOrParameters);
   }
 
-  /** Builds the route table, checks the authentication rules (SPEC.md 3, 5) and starts listening. */
+  /**
+   * Adds a check that `start()` runs, in the order added, before it listens: a check that throws or rejects
+   * makes `start()` reject with that error, and the server does not start. The ORM side provides checks
+   * (for example `Schema.startCheck(database, entities)`, which refuses a database that differs from the mapping).
+   */
+  addStartCheck(check: () => Promise<void> | void): void {
+    this.#guard("addStartCheck");
+    this.#startChecks.push(check);
+  }
+
+  /** Builds the route table, checks the authentication rules (SPEC.md 3, 5), runs the start checks and starts listening. */
   async start(): Promise<void> {
     if (this.#state !== "stopped") throw new HttpServerError(HttpTexts.alreadyRunning);
     if (this.#authentication === undefined && !this.#allowAnonymous) throw new HttpServerError(HttpTexts.noAuthentication);
@@ -271,6 +282,12 @@ export class HttpServer<C> {
       : undefined;
     const router = this.#buildRouter(balancer);
     this.#state = "starting";
+    try {
+      for (const check of this.#startChecks) await check();
+    } catch (error) {
+      this.#state = "stopped";
+      throw error;
+    }
     const pipeline = new RequestPipeline<C>({
       createContext: this.#createContext,
       router,

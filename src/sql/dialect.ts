@@ -1,4 +1,5 @@
 import type { ColumnType } from "../mapping/column-type.js";
+import type { SchemaDialect } from "./schema-dialect.js";
 
 /**
  * What differs between SQL engines, in one interface: each engine folder under src/engines implements it.
@@ -26,4 +27,6 @@ export interface Dialect {
   insertKeyConflict(quotedKey: string): string;
   /** Converts a constant of a `@WhereClause` parameter or an `addWhere` parameter to what the driver binds. */
   toParameter(value: unknown): unknown;
+  /** What the schema tool needs of the engine (column types, DDL forms, the catalogue); absent where it cannot write schemas. */
+  readonly schema?: SchemaDialect;
 }

@@ -59,6 +59,41 @@ function newServer(): HttpServer<Ctx> {
 }
 
 describe("the server's settings and lifecycle", () => {
+  test("start runs the start checks in order before it listens, and a failing check keeps the server stopped", async () => {
+    const server = newServer();
+    server.allowAnonymous = true;
+    server.registerController(PingController);
+    const ran: string[] = [];
+    const refusal = new Error("the schema does not match");
+    server.addStartCheck(() => {
+      ran.push("first");
+    });
+    server.addStartCheck(async () => {
+      ran.push("second");
+      throw refusal;
+    });
+    await assert.rejects(server.start(), (error) => error === refusal);
+    assert.deepEqual(ran, ["first", "second"]);
+    assert.equal(server.isRunning, false);
+    assert.equal(server.port, 0, "nothing was bound");
+    const passing = newServer();
+    passing.allowAnonymous = true;
+    passing.registerController(PingController);
+    passing.addStartCheck(async () => {
+      ran.push("passing");
+    });
+    await passing.start();
+    try {
+      assert.equal((await ask(passing.port, "/ping")).status, 200);
+      assert.throws(
+        () => passing.addStartCheck(() => {}),
+        (error) => refused(error, /addStartCheck cannot be changed while the server is running/),
+      );
+    } finally {
+      await passing.stop();
+    }
+  });
+
   test("start refuses to run without an authentication class or allowAnonymous", async () => {
     const server = newServer();
     server.registerController(PingController);

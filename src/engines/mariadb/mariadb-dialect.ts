@@ -3,6 +3,7 @@ import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
 import { bufferOf } from "../../values/bytes.js";
 import { convertCommon } from "../value-conversion.js";
+import { MariaDbSchemaDialect } from "./mariadb-schema-dialect.js";
 
 /**
  * MariaDB (10.3 and later): identifiers in backticks with their case kept (table names are case-sensitive
@@ -12,6 +13,9 @@ import { convertCommon } from "../value-conversion.js";
 export class MariaDbDialect implements Dialect {
   /** @inheritdoc */
   readonly name = "mariadb";
+
+  /** @inheritdoc */
+  readonly schema = new MariaDbSchemaDialect();
 
   /** @inheritdoc */
   quoteIdentifier(identifier: string): string {

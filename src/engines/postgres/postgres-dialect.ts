@@ -3,6 +3,7 @@ import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
 import { bufferOf } from "../../values/bytes.js";
 import { convertCommon } from "../value-conversion.js";
+import { PostgresSchemaDialect } from "./postgres-schema-dialect.js";
 
 /**
  * PostgreSQL (and the engines that speak its protocol: CockroachDB, YugabyteDB, Citus). PostgreSQL folds
@@ -13,6 +14,9 @@ import { convertCommon } from "../value-conversion.js";
 export class PostgresDialect implements Dialect {
   /** @inheritdoc */
   readonly name = "postgres";
+
+  /** @inheritdoc */
+  readonly schema = new PostgresSchemaDialect();
 
   /** @inheritdoc */
   quoteIdentifier(identifier: string): string {

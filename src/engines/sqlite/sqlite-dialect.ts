@@ -3,6 +3,7 @@ import type { ColumnType } from "../../mapping/column-type.js";
 import type { Dialect } from "../../sql/dialect.js";
 import { bufferOf } from "../../values/bytes.js";
 import { convertCommon } from "../value-conversion.js";
+import { SqliteSchemaDialect } from "./sqlite-schema-dialect.js";
 
 /**
  * SQLite: identifiers in double quotes, case kept (SQLite compares them without case); booleans as 0/1;
@@ -11,6 +12,9 @@ import { convertCommon } from "../value-conversion.js";
 export class SqliteDialect implements Dialect {
   /** @inheritdoc */
   readonly name = "sqlite";
+
+  /** @inheritdoc */
+  readonly schema = new SqliteSchemaDialect();
 
   /** @inheritdoc */
   quoteIdentifier(identifier: string): string {

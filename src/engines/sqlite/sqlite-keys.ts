@@ -7,6 +7,9 @@ const maxKey = 2147483647;
 /** The table in the database file that keeps the last key handed out per table, shared by every process. */
 export const keyTable = "tenon_keys";
 
+/** The statement that creates the key table: run here before the first key, and written by the schema tool. */
+export const createKeyTable = `CREATE TABLE IF NOT EXISTS ${keyTable} (name TEXT NOT NULL PRIMARY KEY, last INTEGER NOT NULL)`;
+
 /** What the key allocator needs of the database: a prepared statement per SQL text, run synchronously. */
 export interface KeyStatements {
   /** Runs a statement and answers its first row (values in SELECT order), or undefined. */
@@ -46,7 +49,7 @@ export class SqliteKeys {
    */
   next(statements: KeyStatements, table: string, keyColumn: string): number {
     if (!this.#tableReady) {
-      statements.run(`CREATE TABLE IF NOT EXISTS ${keyTable} (name TEXT NOT NULL PRIMARY KEY, last INTEGER NOT NULL)`, []);
+      statements.run(createKeyTable, []);
       this.#tableReady = true;
     }
     const q = (name: string): string => this.#dialect.quoteIdentifier(name);

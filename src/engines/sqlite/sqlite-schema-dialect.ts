@@ -1,0 +1,81 @@
+import type { ColumnType } from "../../mapping/column-type.js";
+import { CatalogSnapshot, canonicalTypeName, caseInsensitive, type Catalog } from "../../sql/catalog.js";
+import type { CatalogQuery, SchemaDialect } from "../../sql/schema-dialect.js";
+import { createKeyTable, keyTable } from "./sqlite-keys.js";
+
+const columnsQuery = `SELECT m.name, p.name, p.type, p."notnull", p.pk
+FROM sqlite_master m JOIN pragma_table_info(m.name) p
+WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite%'
+ORDER BY m.name, p.cid`;
+
+const indexesQuery = `SELECT m.name, i.name
+FROM sqlite_master m JOIN pragma_index_list(m.name) l JOIN pragma_index_info(l.name) i
+WHERE m.type = 'table' AND i.seqno = 0`;
+
+/**
+ * SQLite's column types and catalogue. Declared types are kept as written, so `VARCHAR(100)` records the
+ * mapping's size (SQLite gives it TEXT affinity and does not enforce it); decimals are TEXT so that no digit
+ * goes through a floating-point number. DDL is transactional; there are no sequences: keys come from the key
+ * table `tenon_keys` (see `SqliteKeys`); a foreign key can only be declared when its table is created.
+ */
+export class SqliteSchemaDialect implements SchemaDialect {
+  /** @inheritdoc */
+  readonly limits = { decimalPrecision: 1000, decimalScale: 1000, varcharLength: 1_000_000_000 };
+  /** @inheritdoc */
+  readonly transactionalDdl = true;
+  /** @inheritdoc */
+  readonly inlineForeignKeys = true;
+  /** @inheritdoc */
+  readonly addsNotNullColumns = false;
+  /** @inheritdoc */
+  readonly hasSequences = false;
+  /** @inheritdoc */
+  readonly keyTable = { name: keyTable, create: createKeyTable };
+  /** @inheritdoc */
+  readonly galeraSequences = false;
+  /** @inheritdoc */
+  readonly maxIdentifierLength = 1000;
+
+  /** @inheritdoc */
+  columnType(type: ColumnType<unknown>): string {
+    switch (type.kind) {
+      case "int32":
+      case "int64":
+      case "lazy":
+      case "boolean":
+        return "INTEGER";
+      case "float":
+        return "REAL";
+      case "decimal":
+      case "date":
+        return "TEXT";
+      case "string":
+        return type.size === undefined ? "TEXT" : `VARCHAR(${type.size})`;
+      case "blob":
+        return "BLOB";
+    }
+  }
+
+  /** SQLite has no sequences; the schema tool never asks it for one (`hasSequences` is false). */
+  createSequence(): string {
+    throw new TypeError("SQLite has no sequences.");
+  }
+
+  /** @inheritdoc */
+  async readCatalog(query: CatalogQuery): Promise<Catalog> {
+    const catalog = new CatalogSnapshot(caseInsensitive, caseInsensitive);
+    for (const [table, column, type, notNull, key] of await query(columnsQuery)) {
+      const isKey = Number(key) > 0;
+      // An INTEGER PRIMARY KEY is the rowid: it can never hold NULL, NOT NULL written or not.
+      const rowid = isKey && canonicalTypeName(String(type)) === "INTEGER";
+      catalog.addColumn(String(table), {
+        name: String(column),
+        type: canonicalTypeName(String(type)),
+        nullable: Number(notNull) === 0 && !rowid,
+      });
+      if (Number(key) === 1) catalog.addIndexed(String(table), String(column));
+    }
+    for (const [table, column] of await query(indexesQuery)) if (column !== null) catalog.addIndexed(String(table), String(column));
+    return catalog;
+  }
+}
