@@ -122,6 +122,7 @@ export class UniqueViolationError extends DatabaseError {
  */
 export class KeyRangeError extends TenonError {}
 
+/**
  * The schema tool cannot write the schema of a mapping: a type beyond what the engine can store (a decimal
  * of 70 digits on MariaDB), two entities that map one table differently, a relation naming no mapped column.
  */

@@ -26,7 +26,8 @@ export const SchemaMessages = {
   addedAcceptingNull: (where: string, table: string, column: string, expected: string) =>
     `${where}: column ${table}.${column} (${expected}) is missing; it is added accepting NULL, because this engine cannot add a NOT NULL column to an existing table.`,
   missingSequence: (entity: string, sequence: string) => `${entity}: sequence ${sequence} is missing.`,
-  missingKeyTable: (entity: string, table: string) => `${entity}: the key table ${table}, from which this engine draws their keys, is missing.`,
+  missingKeyTable: (entity: string, table: string) =>
+    `${entity}: the key table ${table}, from which this engine draws their keys, is missing.`,
   missingIndex: (entity: string, table: string, column: string) => `${entity}: no index on ${table}.${column}.`,
   columnType: (where: string, table: string, column: string, actual: string, expected: string) =>
     `${where}: column ${table}.${column} is ${actual} in the database; the mapping wants ${expected}. Not changed: Tenon never alters, narrows or drops a column.`,

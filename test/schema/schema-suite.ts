@@ -62,7 +62,7 @@ export function schemaSuite(harness: EngineHarness): void {
           "missingTable",
           "missingTable",
           "missingTable",
-          ...(harness.hasSequences ? ["missingSequence", "missingSequence", "missingSequence"] : []),
+          ...(harness.hasSequences ? ["missingSequence", "missingSequence", "missingSequence"] : ["missingSequence"]),
         ],
       );
       await using context = new Context(db.database);
