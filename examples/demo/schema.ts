@@ -9,8 +9,8 @@ interface DemoTypes {
 }
 
 const typesByEngine: Record<string, DemoTypes> = {
-  // NUMERIC affinity: SQLite compares and orders money as numbers (exact to 15 significant digits).
-  sqlite: { int: "INTEGER", text: () => "TEXT", money: "NUMERIC", timestamp: "TEXT" },
+  // Tenon stores a decimal(18, 2) on SQLite as an integer number of cents (docs/engines.md).
+  sqlite: { int: "INTEGER", text: () => "TEXT", money: "INTEGER", timestamp: "TEXT" },
   postgres: { int: "INTEGER", text: (size) => `VARCHAR(${size})`, money: "NUMERIC(18,2)", timestamp: "TIMESTAMPTZ" },
   mariadb: { int: "INT", text: (size) => `VARCHAR(${size})`, money: "DECIMAL(18,2)", timestamp: "DATETIME(3)" },
 };
@@ -41,6 +41,30 @@ export function demoTableStatements(engine: string): string[] {
   ];
 }
 
+/** The SQLite `user_version` from which the demo's money columns hold cents (docs/engines.md). */
+const sqliteMoneyInCents = 1;
+
+/**
+ * Converts a demo database of an earlier Tenon, whose SQLite money columns held amounts as NUMERIC values,
+ * to the cents that Tenon stores now; `user_version` records that it is done.
+ */
+async function convertSqliteMoney(context: Context): Promise<void> {
+  const [[version]] = await context.query("PRAGMA user_version");
+  if (Number(version) >= sqliteMoneyInCents) return;
+  await context.transaction(async () => {
+    const money: [string, string][] = [
+      ["Companies", "CreditLimit"],
+      ["Employees", "Salary"],
+      ["Orders", "Total"],
+      ["OrderLines", "Price"],
+    ];
+    for (const [table, column] of money) {
+      await context.execute(`UPDATE ${table} SET ${column} = CAST(ROUND(${column} * 100) AS INTEGER) WHERE ${column} IS NOT NULL`);
+    }
+    await context.execute(`PRAGMA user_version = ${sqliteMoneyInCents}`);
+  });
+}
+
 /** Whether a table exists, asked in a way every engine answers. */
 async function tableExists(context: Context, table: string): Promise<boolean> {
   try {
@@ -62,9 +86,11 @@ export async function ensureDemoSchema(context: Context, reset: boolean): Promis
     for (const table of [...demoTables].reverse()) await context.execute(`DROP TABLE IF EXISTS ${q(table)}`);
     if (engine !== "sqlite") for (const sequence of demoSequences) await context.execute(`DROP SEQUENCE IF EXISTS ${q(sequence)}`);
   } else if (await tableExists(context, "Companies")) {
+    if (engine === "sqlite") await convertSqliteMoney(context);
     return false;
   }
   for (const statement of demoTableStatements(engine)) await context.execute(statement);
+  if (engine === "sqlite") await context.execute(`PRAGMA user_version = ${sqliteMoneyInCents}`);
   if (engine !== "sqlite") for (const sequence of demoSequences) await context.execute(`CREATE SEQUENCE IF NOT EXISTS ${q(sequence)}`);
   return true;
 }

@@ -4,6 +4,7 @@ import { bufferOf } from "../values/bytes.js";
 import { decimalTextOf, isDecimalText, normalizeExactDecimal } from "../values/decimal-text.js";
 import { int32Range, int64Range } from "../values/integer-range.js";
 import { formatIsoTime, parseIsoDate } from "../values/iso-date.js";
+import { textFaultOf } from "../values/text.js";
 import { JsonMessages, jsonTypeOf } from "./json-messages.js";
 import type { JsonValue } from "./json-value.js";
 
@@ -103,7 +104,12 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
           return normalized;
         };
       case "string":
-        return (json) => (typeof json === "string" ? json : wrong("a string", json));
+        return (json) => {
+          if (typeof json !== "string") return wrong("a string", json);
+          const fault = textFaultOf(json);
+          if (fault !== undefined) throw new InvalidInputError(JsonMessages.unstorableText(property, fault));
+          return json;
+        };
       case "boolean":
         return (json) => (typeof json === "boolean" ? json : wrong("a boolean", json));
       case "date":

@@ -1,3 +1,5 @@
+import type { TextFault } from "../values/text.js";
+
 /** Every text of the JSON layer's errors, in one place. */
 export const JsonMessages = {
   notAnObject: (entity: string) => `The JSON of ${entity} must be an object.`,
@@ -9,6 +11,10 @@ export const JsonMessages = {
   invalidDate: (property: string) =>
     `Property ${property}: expected an ISO-8601 date and time with a time zone (e.g. 2024-05-01T12:00:00Z).`,
   invalidBase64: (property: string) => `Property ${property}: expected base64 text.`,
+  unstorableText: (property: string, fault: TextFault) =>
+    fault === "nul"
+      ? `Property ${property}: the text contains a NUL character (U+0000), which cannot be stored.`
+      : `Property ${property}: the text contains a lone UTF-16 surrogate, which is not a character and cannot be stored.`,
   detailItem: (property: string, index: number, entity: string) => `Property ${property}[${index}]: expected an object of ${entity}.`,
   invalidText: (detail: string) => `The body is not valid JSON: ${detail}`,
   nameClash: (entity: string, lazy: string, other: string) =>

@@ -62,7 +62,7 @@ export class EntityStatements {
   readonly mapping: EntityMapping;
   /** The dialect. */
   readonly dialect: Dialect;
-  /** Whether a selected column is an int64, so the driver must read integers exactly. */
+  /** Whether a selected column is an int64 or a decimal, so the driver must read integers exactly. */
   readonly exactIntegers: boolean;
   /** SELECT <columns> FROM <table> <joins>, without WHERE. */
   readonly selectFrom: string;
@@ -110,7 +110,8 @@ export class EntityStatements {
       from += ` ${join.kind} JOIN ${joined} ON ${q(join.alias)}.${q(join.targetColumn)} = ${source}.${q(join.sourceColumn)}`;
     }
     this.selectFrom = from;
-    this.exactIntegers = mapping.columns.some((column) => column.type.kind === "int64");
+    // Decimals: SQLite stores them as scaled integers, which pass 2^53 from 16 digits on.
+    this.exactIntegers = mapping.columns.some((column) => column.type.kind === "int64" || column.type.kind === "decimal");
     this.#whereClause = new Map(mapping.whereClauseParameters.map((p) => [p.name, dialect.toParameter(p.value)]));
 
     const audit = mapping.audit;

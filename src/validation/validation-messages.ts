@@ -1,3 +1,5 @@
+import type { TextFault } from "../values/text.js";
+
 /**
  * Every text of the validation layer, in one place: the default messages of the rules (each names the
  * `@DisplayName` of the field, else its column name) and the mapping errors of misplaced decorators.
@@ -13,6 +15,13 @@ export const ValidationMessages = {
   range: (name: string, min: string, max: string) => `${name} must be between ${min} and ${max}.`,
   regex: (name: string) => `${name} does not have the required format.`,
   email: (name: string) => `${name} is not a valid e-mail address.`,
+  columnSize: (name: string, size: number) => `${name} does not fit its column: at most ${size} characters (Unicode code points).`,
+  decimalDoesNotFit: (name: string, precision: number, scale: number) =>
+    `${name} does not fit its column: a decimal of ${precision} digits with ${scale} after the point.`,
+  unstorableText: (name: string, fault: TextFault) =>
+    fault === "nul"
+      ? `${name} contains a NUL character (U+0000), which cannot be stored.`
+      : `${name} contains a lone UTF-16 surrogate, which is not a character and cannot be stored.`,
 
   notOnColumn: (entity: string, member: string, rule: string) =>
     `${entity}: @${rule} on ${member}: validation decorators apply to mapped column fields only.`,

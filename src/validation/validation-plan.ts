@@ -4,6 +4,7 @@ import { registerMappingCheck } from "../mapping/entity-mapping.js";
 import { Lazy } from "../mapping/lazy.js";
 import type { RawMember } from "../mapping/metadata-store.js";
 import { compareDecimalText, decimalTextOf } from "../values/decimal-text.js";
+import { columnFitChecks } from "./column-fit.js";
 import { isValidEmailAddress } from "./email-address.js";
 import { textLength } from "./text-length.js";
 import { ValidationKey, type NumericLimit, type RuleDeclaration } from "./validation-decorators.js";
@@ -38,6 +39,7 @@ export class ValidationPlan {
     const byName = new Map<string, ColumnMapping>();
     for (const column of mapping.columns) byName.set(column.property, column);
     const columns: ColumnRules[] = [];
+    const names = new Map<ColumnMapping, string>();
     const validators: ((entity: object) => ValidatorMethod)[] = [];
     for (const member of members.values()) {
       const property = member.name.startsWith("#") ? member.name.slice(1) : member.name;
@@ -53,6 +55,7 @@ export class ValidationPlan {
         throw new MappingError(ValidationMessages.notOnColumn(entity, member.name, rules[0]?.rule ?? "DisplayName"));
       if (displayNames.length > 1) throw new MappingError(ValidationMessages.duplicate(entity, member.name, "DisplayName"));
       const name = displayNames[0] ?? column.columnName;
+      names.set(column, name);
       const seen = new Set<string>();
       const checks = rules.map((declaration) => {
         if (seen.has(declaration.rule)) throw new MappingError(ValidationMessages.duplicate(entity, member.name, declaration.rule));
@@ -60,6 +63,14 @@ export class ValidationPlan {
         return compile(declaration, column, name, entity, member.name);
       });
       if (checks.length > 0) columns.push({ column, checks });
+    }
+    // The column's own limits come after its rules, so a rule's message is listed first.
+    for (const column of mapping.columns) {
+      const fit = columnFitChecks(column, names.get(column) ?? column.columnName);
+      if (fit.length === 0) continue;
+      const index = columns.findIndex((rules) => rules.column === column);
+      if (index < 0) columns.push({ column, checks: fit });
+      else columns[index] = { column, checks: [...columns[index].checks, ...fit] };
     }
     this.columns = columns;
     this.validators = validators;

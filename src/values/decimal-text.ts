@@ -78,23 +78,53 @@ export function normalizeExactDecimal(text: string, precision: number, scale: nu
 
 /**
  * Writes a decimal read from an engine with exactly `scale` digits after the point, so every engine returns
- * the same text. Extra digits (a REAL column of the embedded engine, say) are rounded half away from zero.
+ * the same text. Extra digits (a REAL column of the embedded engine, say) are rounded half away from zero;
+ * an exponent (`1.5e+21`, a REAL's text) is expanded exactly from the text, never through a double.
  */
 export function normalizeDecimal(text: string, scale: number | undefined): string {
   const trimmed = text.trim();
   const match = driverDecimal.exec(trimmed);
-  if (match === null || scale === undefined) return text;
-  if (match[4] !== undefined) return normalizeDecimal(expandExponent(trimmed), scale);
+  if (match === null || scale === undefined || (match[2] === "" && (match[3] ?? "") === "")) return text;
+  let whole = match[2] || "0";
+  let fraction = match[3] ?? "";
+  if (match[4] !== undefined) {
+    const exponent = Number(match[4]);
+    // A REAL's exponent is at most 308; anything far beyond is not a number an engine hands back.
+    if (Math.abs(exponent) > 400) return text;
+    [whole, fraction] = shiftPoint(whole, fraction, exponent);
+  }
   const negative = match[1] === "-";
-  const fraction = match[3] ?? "";
-  let units = BigInt((match[2] || "0") + fraction.padEnd(scale, "0").slice(0, scale));
+  let units = BigInt(whole + fraction.padEnd(scale, "0").slice(0, scale));
   if (fraction.length > scale && fraction.charCodeAt(scale) >= 53 /* "5" */) units += 1n;
-  const digits = units.toString().padStart(scale + 1, "0");
-  const result = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
-  return negative && units !== 0n ? `-${result}` : result;
+  return decimalTextOfUnits(negative ? -units : units, scale);
 }
 
-function expandExponent(text: string): string {
-  const number = Number(text);
-  return Number.isFinite(number) ? number.toFixed(20).replace(/0+$/, "").replace(/\.$/, "") : text;
+/** Moves the decimal point of `whole.fraction` by `exponent` places (to the right when positive). */
+function shiftPoint(whole: string, fraction: string, exponent: number): [string, string] {
+  const digits = whole + fraction;
+  const point = whole.length + exponent;
+  if (point <= 0) return ["0", "0".repeat(-point) + digits];
+  if (point >= digits.length) return [digits + "0".repeat(point - digits.length), ""];
+  return [digits.slice(0, point), digits.slice(point)];
+}
+
+/**
+ * The value of a plain decimal text scaled by 10^scale, as an exact integer (`"12.5"`, scale 2: `1250n`),
+ * or undefined when the text is not a plain decimal or has non-zero digits beyond `scale`.
+ */
+export function scaledUnitsOf(text: string, scale: number): bigint | undefined {
+  const match = plainDecimal.exec(text);
+  if (match === null) return undefined;
+  const fraction = match[3] ?? "";
+  if (/[1-9]/.test(fraction.slice(scale))) return undefined;
+  const units = BigInt(match[2] + fraction.slice(0, scale).padEnd(scale, "0"));
+  return match[1] === "-" ? -units : units;
+}
+
+/** The decimal text of `units` / 10^scale with exactly `scale` digits after the point (`1250n`, 2: `"12.50"`). */
+export function decimalTextOfUnits(units: bigint, scale: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, "0");
+  const result = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return negative ? `-${result}` : result;
 }

@@ -18,6 +18,8 @@ export interface DemoDatabase {
   readonly logFile: string;
   /** Rows read directly from the engine (column aliases should be lower case; values as the driver gives them). */
   rows(sql: string): Promise<Record<string, unknown>[]>;
+  /** The amount of a money column (decimal(18, 2)) as read by `rows`: SQLite stores cents (docs/engines.md). */
+  money(stored: unknown): number;
   /** Drops the database and removes temporary files. */
   close(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export const sqliteDemoEngine: DemoEngine = {
     const file = join(directory, "demo.sqlite");
     const logFile = join(directory, "http.log");
     return {
+      money: (stored) => Number(stored) / 100,
       env: { DEMO_DB_FILE: file, LOG_FILE: logFile },
       logFile,
       async rows(sql) {
@@ -74,6 +77,7 @@ export const postgresDemoEngine: DemoEngine = {
     const directory = tempDirectory();
     const logFile = join(directory, "http.log");
     return {
+      money: (stored) => Number(stored),
       env: { DATABASE_URL: url.href, LOG_FILE: logFile },
       logFile,
       async rows(sql) {
@@ -110,6 +114,7 @@ export const mariaDbDemoEngine: DemoEngine = {
     const directory = tempDirectory();
     const logFile = join(directory, "http.log");
     return {
+      money: (stored) => Number(stored),
       env: { DATABASE_URL: url.href, LOG_FILE: logFile },
       logFile,
       async rows(sql) {

@@ -300,7 +300,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
       assert.equal((created.lines as Row[]).length, 2);
       assert.equal(await count(`SELECT COUNT(*) AS n FROM OrderLines WHERE OrderID = ${id}`), 2);
       const [stored] = await db.rows(`SELECT Total AS total FROM Orders WHERE ID = ${id}`);
-      assert.equal(Number(stored.total), 31.74);
+      assert.equal(db.money(stored.total), 31.74);
       const lines = created.lines as Row[];
       const updated = await ok("PUT", "/orders", "editor", {
         ...created,

@@ -98,10 +98,12 @@ export const mariaDbHarness: EngineHarness = {
     float: "DOUBLE",
     decimal: (precision, scale) => `DECIMAL(${precision}, ${scale})`,
     text: "TEXT",
+    varchar: (size) => `VARCHAR(${size})`,
     boolean: "BOOLEAN",
     timestamp: "DATETIME(3)",
     blob: "LONGBLOB",
   },
   hasSequences: true,
+  storedDecimal: (text) => text,
   open: () => openMariaDb(),
 };

@@ -76,11 +76,13 @@ export const postgresHarness: EngineHarness = {
     float: "DOUBLE PRECISION",
     decimal: (precision, scale) => `NUMERIC(${precision}, ${scale})`,
     text: "TEXT",
+    varchar: (size) => `VARCHAR(${size})`,
     boolean: "BOOLEAN",
     timestamp: "TIMESTAMPTZ",
     blob: "BYTEA",
   },
   hasSequences: true,
+  storedDecimal: (text) => text,
   open: () => openPostgres(),
 };
 

@@ -11,6 +11,7 @@ export interface SqlTypes {
   readonly float: string;
   readonly decimal: (precision: number, scale: number) => string;
   readonly text: string;
+  readonly varchar: (size: number) => string;
   readonly boolean: string;
   readonly timestamp: string;
   readonly blob: string;
@@ -36,6 +37,11 @@ export interface EngineHarness {
   readonly types: SqlTypes;
   /** Whether the engine has real sequences (CREATE SEQUENCE). */
   readonly hasSequences: boolean;
+  /**
+   * A decimal as the engine stores it, for SQL written by hand: the text itself, or on SQLite the integer
+   * scaled by 10^scale (docs/engines.md), for precisions up to 18.
+   */
+  storedDecimal(text: string, scale: number): unknown;
   /** Creates a fresh database; throws when the engine is unreachable. */
   open(): Promise<TestDatabase>;
 }
@@ -47,13 +53,19 @@ export const sqliteHarness: EngineHarness = {
     int32: "INTEGER",
     int64: "INTEGER",
     float: "REAL",
-    decimal: () => "TEXT",
+    // Decimals are scaled integers up to precision 18 and comparable text above (docs/engines.md).
+    decimal: (precision) => (precision <= 18 ? "INTEGER" : "TEXT"),
     text: "TEXT",
+    varchar: () => "TEXT",
     boolean: "INTEGER",
     timestamp: "TEXT",
     blob: "BLOB",
   },
   hasSequences: false,
+  storedDecimal(text, scale) {
+    const [whole, fraction = ""] = text.split(".");
+    return BigInt(whole + fraction.padEnd(scale, "0"));
+  },
   async open(): Promise<TestDatabase> {
     const directory = mkdtempSync(join(tmpdir(), "tenon-orm-"));
     const filename = join(directory, "test.sqlite");

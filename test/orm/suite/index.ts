@@ -10,6 +10,7 @@ import { filtersSuite } from "./filters.js";
 import { jsonSuite } from "../../json/json-suite.js";
 import { typesSuite } from "./types.js";
 import { keysSuite } from "./keys.js";
+import { columnFitSuite } from "./column-fit.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -24,4 +25,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   jsonSuite,
   typesSuite,
   keysSuite,
+  columnFitSuite,
 ];

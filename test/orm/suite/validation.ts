@@ -158,7 +158,7 @@ export function validationSuite(harness: EngineHarness): void {
       const row = lowerKeys((await db.rows(`SELECT Name, Price, VersionID FROM Members WHERE ID = ${member.id}`))[0]);
       assert.equal(row.name, `m${serial}`);
       assert.equal(Number(row.versionid), 0);
-      assert.equal(Number(row.price), 1);
+      assert.equal(Number(row.price), Number(harness.storedDecimal("1.00", 2)));
     });
   });
 }

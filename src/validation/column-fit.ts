@@ -1,0 +1,51 @@
+import type { ColumnMapping } from "../mapping/entity-mapping.js";
+import { decimalTextOf, normalizeExactDecimal } from "../values/decimal-text.js";
+import { fitsSize, textFaultOf } from "../values/text.js";
+import { ValidationMessages } from "./validation-messages.js";
+
+/** One check of a column value: the failure message, or undefined when the value passes. */
+export type FitCheck = (value: unknown) => string | undefined;
+
+/**
+ * The checks that every column gets without a decorator: the value must fit the column as the database
+ * will hold it. A decimal must have at most `precision - scale` integer digits and no non-zero digit beyond
+ * `scale`; a text must have at most `size` code points (how every engine counts a column's size, whatever
+ * `@MaxLength` counted) and neither a NUL character nor a lone surrogate. They run at validation time,
+ * after the before-events, so a value an event computed is checked like one a client sent: it fails as a
+ * 422 instead of reaching the database as a 500, a rounded number or a row that can no longer be read.
+ * `name` is the name the messages use.
+ */
+export function columnFitChecks(column: ColumnMapping, name: string): FitCheck[] {
+  const type = column.type;
+  if (type.kind === "decimal") {
+    const precision = type.precision ?? 18;
+    const scale = type.scale ?? 0;
+    const message = ValidationMessages.decimalDoesNotFit(name, precision, scale);
+    return [
+      (value) => {
+        if (value === null || value === undefined) return undefined;
+        const text =
+          typeof value === "string"
+            ? value.trim()
+            : typeof value === "bigint" || (typeof value === "number" && Number.isFinite(value))
+              ? decimalTextOf(value)
+              : "";
+        return normalizeExactDecimal(text, precision, scale) === undefined ? message : undefined;
+      },
+    ];
+  }
+  if (type.kind !== "string") return [];
+  const checks: FitCheck[] = [
+    (value) => {
+      if (typeof value !== "string") return undefined;
+      const fault = textFaultOf(value);
+      return fault === undefined ? undefined : ValidationMessages.unstorableText(name, fault);
+    },
+  ];
+  const size = type.size;
+  if (size !== undefined) {
+    const message = ValidationMessages.columnSize(name, size);
+    checks.unshift((value) => (typeof value === "string" && !fitsSize(value, size) ? message : undefined));
+  }
+  return checks;
+}
