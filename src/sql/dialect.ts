@@ -25,6 +25,13 @@ export interface Dialect {
    * PostgreSQL transaction; a skipped one does not, so an insert can retry with another key.
    */
   insertKeyConflict(quotedKey: string): string;
+  /**
+   * `column LIKE placeholder` (or NOT LIKE) in which `%` and `_` are the only wildcards and no character
+   * escapes (API.md): the same pattern matches the same text on every engine.
+   */
+  like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string;
+  /** The value to bind for a LIKE pattern, so that `like` gives it the meaning above. */
+  likePattern(pattern: string): string;
   /** Converts a constant of a `@WhereClause` parameter or an `addWhere` parameter to what the driver binds. */
   toParameter(value: unknown): unknown;
   /** What the schema tool needs of the engine (column types, DDL forms, the catalogue); absent where it cannot write schemas. */

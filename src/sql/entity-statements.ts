@@ -208,7 +208,11 @@ export class EntityStatements {
       binding.bind(column !== undefined ? this.dialect.toDatabase(value, column.type) : this.dialect.toParameter(value));
     switch (condition.kind) {
       case "compare":
-        return `${this.columnSql(condition.column)} ${condition.operator} ${bind(condition.value, condition.operator.includes("LIKE") ? undefined : condition.column)}`;
+        if (condition.operator === "LIKE" || condition.operator === "NOT LIKE") {
+          const placeholder = bind(this.dialect.likePattern(String(condition.value)));
+          return this.dialect.like(this.columnSql(condition.column), condition.operator, placeholder);
+        }
+        return `${this.columnSql(condition.column)} ${condition.operator} ${bind(condition.value, condition.column)}`;
       case "null":
         return `${this.columnSql(condition.column)} IS ${condition.negated ? "NOT " : ""}NULL`;
       case "in":

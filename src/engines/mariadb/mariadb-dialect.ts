@@ -45,6 +45,20 @@ export class MariaDbDialect implements Dialect {
     return convertCommon(value, type);
   }
 
+  /**
+   * @inheritdoc MariaDB's LIKE escapes with a backslash by default and reads `ESCAPE ''` as that default too, so
+   * the escape is `!`, a character whose literal reads the same in every sql_mode, and `likePattern`
+   * doubles every `!` of the pattern: no character of the client's pattern escapes another.
+   */
+  like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string {
+    return `${column} ${operator} ${placeholder} ESCAPE '!'`;
+  }
+
+  /** @inheritdoc */
+  likePattern(pattern: string): string {
+    return pattern.replaceAll("!", "!!");
+  }
+
   /** @inheritdoc */
   insertKeyConflict(_quotedKey: string): string {
     return "";

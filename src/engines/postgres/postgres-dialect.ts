@@ -51,6 +51,16 @@ export class PostgresDialect implements Dialect {
     return convertCommon(value, type);
   }
 
+  /** @inheritdoc PostgreSQL's LIKE escapes with a backslash unless told that there is no escape character. */
+  like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string {
+    return `${column} ${operator} ${placeholder} ESCAPE ''`;
+  }
+
+  /** @inheritdoc */
+  likePattern(pattern: string): string {
+    return pattern;
+  }
+
   /** @inheritdoc */
   insertKeyConflict(quotedKey: string): string {
     return ` ON CONFLICT (${quotedKey}) DO NOTHING`;

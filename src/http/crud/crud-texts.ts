@@ -16,6 +16,7 @@ export const CrudTexts = {
   unknownCondition: (condition: string): string =>
     `Unknown condition "${condition}"; use =, <>, <, <=, >, >=, LIKE, NOT LIKE, IN, IS NULL or IS NOT NULL.`,
   likeOnText: (column: string): string => `LIKE and NOT LIKE apply to text columns only; ${column} is not one.`,
+  likeTooLong: (column: string, max: number): string => `The LIKE pattern for ${column} is longer than ${max} characters.`,
   valueMissing: (column: string, condition: string): string => `The condition ${condition} on ${column} needs a value.`,
   valueNotAllowed: (column: string, condition: string): string => `The condition ${condition} on ${column} takes no value.`,
   inNotArray: (column: string, max: number): string => `IN on ${column} needs an array of 1 to ${max} values.`,

@@ -2,6 +2,7 @@ import { InvalidInputError } from "../../errors.js";
 import type { ComparisonOperator, Condition } from "../../filter/condition.js";
 import { Filter } from "../../filter/filter.js";
 import type { ColumnMapping } from "../../mapping/entity-mapping.js";
+import { fitsSize } from "../../values/text.js";
 import { CrudTexts } from "./crud-texts.js";
 import type { HttpFilterParameters } from "./http-filter-parameters.js";
 
@@ -9,6 +10,11 @@ import type { HttpFilterParameters } from "./http-filter-parameters.js";
 export const maxOrDepth = 4;
 /** Most values an `IN` condition may list. */
 export const maxInValues = 100;
+/**
+ * Longest LIKE pattern, in characters (code points): the engines' pattern matchers are not built for long
+ * patterns (SQLite refuses one of 50,000 bytes as too complex), and no search needs one this long.
+ */
+export const maxLikePatternLength = 1000;
 
 /** Reads column values of a filter body: converts a JSON value to the column's type, or throws `InvalidInputError`. */
 export type FilterValueReader = (column: ColumnMapping, value: unknown) => unknown;
@@ -159,7 +165,9 @@ function parseItem(
   if (operator === "LIKE" || operator === "NOT LIKE") {
     if (column.type.kind !== "string") fail(CrudTexts.likeOnText(name));
     if (typeof value !== "string") fail(CrudTexts.valueNotConvertible(name, "a string"));
-    return { kind: "compare", column, operator, value };
+    if (!fitsSize(value, maxLikePatternLength)) fail(CrudTexts.likeTooLong(name, maxLikePatternLength));
+    // Read like any text value of the column, so a NUL or a lone surrogate is refused the same way.
+    return { kind: "compare", column, operator, value: readValue(column, value) };
   }
   return { kind: "compare", column, operator, value: convert(column, name, value, readValue) };
 }

@@ -376,6 +376,28 @@ describe("the filter body", () => {
     assert400(await select({ where: [where("name", "LIKE", { pattern: "%" })] }));
   });
 
+  test("a LIKE pattern of up to 1,000 characters is matched and a longer one answers 400 (SQLite answered 500 at 50 KB)", async () => {
+    assert.deepEqual(await selectIds([where("name", "LIKE", `Widget 1${"%".repeat(992)}`)]), [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    assert400(
+      await select({ where: [where("name", "LIKE", `${"%".repeat(1001)}`)] }),
+      "The LIKE pattern for name is longer than 1000 characters.",
+    );
+    assert400(
+      await select({ where: [where("name", "NOT LIKE", "x".repeat(50_000))] }),
+      "The LIKE pattern for name is longer than 1000 characters.",
+    );
+  });
+
+  test("a NUL character or a lone surrogate in a filter value answers 400 naming the property", async () => {
+    for (const condition of ["=", "LIKE", "<>"]) {
+      for (const value of ["a\u0000", "Widget\ud800"]) {
+        const answer = await select({ where: [where("name", condition, value)] });
+        assert400(answer);
+        assert.match((answer.json as { message: string }).message, /^Property name: the text contains (a NUL|a lone UTF-16 surrogate)/);
+      }
+    }
+  });
+
   test("LIKE and NOT LIKE on a column that is not text answer 400", async () => {
     for (const column of ["quantity", "price", "weight", "active", "madeAt", "categoryId", "id"]) {
       assert400(await select({ where: [where(column, "LIKE", "1%")] }));

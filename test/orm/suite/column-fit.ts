@@ -34,7 +34,7 @@ class ComputedEntry {
  * Values that do not fit their column (issue 17): a decimal beyond its precision, even one an event
  * computed, and text longer than the column as the engine counts it fail validation and store nothing;
  * decimals are exact and compare numerically on every engine, SQLite included; NUL characters and lone
- * surrogates are refused.
+ * surrogates are refused; LIKE has `%` and `_` as its only wildcards and no escape character.
  */
 export function columnFitSuite(harness: EngineHarness): void {
   describe(`${harness.name}: values that do not fit their column`, () => {
@@ -167,6 +167,35 @@ export function columnFitSuite(harness: EngineHarness): void {
         assert.equal(error.errors[0]?.property, "note");
         assert.match(error.errors[0]?.message ?? "", message);
       }
+    });
+
+    it("LIKE has % and _ as its only wildcards and no escape character, a trailing backslash included", async () => {
+      const notes = ["a\\b", "a_b", "a%b", "a!b", "ab\\", "abc", "a\\\\"];
+      for (const note of notes) await insert({ code: "like", note });
+      await using context = new Context(db.database);
+      const like = async (pattern: string): Promise<string[]> =>
+        (
+          await context.select(
+            Entry,
+            new FilterBuilder(Entry).where("code").equal("like").where("note").like(pattern).orderBy("id").build(),
+          )
+        ).map((e) => e.note ?? "");
+      assert.deepEqual(await like("ab\\"), ["ab\\"]);
+      assert.deepEqual(await like("a\\_"), ["a\\b", "a\\\\"]);
+      assert.deepEqual(await like("a\\%"), ["a\\b", "a\\\\"]);
+      assert.deepEqual(await like("a_b"), ["a\\b", "a_b", "a%b", "a!b"]);
+      assert.deepEqual(await like("a!_"), ["a!b"]);
+      assert.deepEqual(await like("a!!b"), []);
+      assert.deepEqual(await like("%\\"), ["ab\\", "a\\\\"]);
+      assert.deepEqual(await like("a\\\\"), ["a\\\\"]);
+      const notLike = await context.select(
+        Entry,
+        new FilterBuilder(Entry).where("code").equal("like").where("note").notLike("%\\%").orderBy("id").build(),
+      );
+      assert.deepEqual(
+        notLike.map((e) => e.note),
+        ["a_b", "a%b", "a!b", "abc"],
+      );
     });
   });
 }
