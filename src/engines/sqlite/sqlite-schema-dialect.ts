@@ -1,6 +1,7 @@
 import type { ColumnType } from "../../mapping/column-type.js";
 import { CatalogSnapshot, canonicalTypeName, caseInsensitive, type Catalog } from "../../sql/catalog.js";
 import type { CatalogQuery, SchemaDialect } from "../../sql/schema-dialect.js";
+import { maxIntegerPrecision } from "./sqlite-decimal.js";
 import { createKeyTable, keyTable } from "./sqlite-keys.js";
 
 const columnsQuery = `SELECT m.name, p.name, p.type, p."notnull", p.pk
@@ -14,8 +15,9 @@ WHERE m.type = 'table' AND i.seqno = 0`;
 
 /**
  * SQLite's column types and catalogue. Declared types are kept as written, so `VARCHAR(100)` records the
- * mapping's size (SQLite gives it TEXT affinity and does not enforce it); decimals are TEXT so that no digit
- * goes through a floating-point number. DDL is transactional; there are no sequences: keys come from the key
+ * mapping's size (SQLite gives it TEXT affinity and does not enforce it); decimals are INTEGER up to
+ * precision 18 and TEXT above, the column types of the exact, comparable forms Tenon stores them in
+ * (docs/engines.md "Decimals on SQLite"), so that no digit goes through a floating-point number. DDL is transactional; there are no sequences: keys come from the key
  * table `tenon_keys` (see `SqliteKeys`); a foreign key can only be declared when its table is created.
  */
 export class SqliteSchemaDialect implements SchemaDialect {
@@ -47,6 +49,8 @@ export class SqliteSchemaDialect implements SchemaDialect {
       case "float":
         return "REAL";
       case "decimal":
+        // Scaled 64-bit integers up to precision 18, comparable text above (sqlite-decimal.ts).
+        return (type.precision ?? maxIntegerPrecision) <= maxIntegerPrecision ? "INTEGER" : "TEXT";
       case "date":
         return "TEXT";
       case "string":
