@@ -1,6 +1,6 @@
 import { SchemaError } from "../errors.js";
 import type { ColumnType, EntityClass } from "../mapping/column-type.js";
-import { EntityMapping } from "../mapping/entity-mapping.js";
+import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { SchemaDialect } from "../sql/schema-dialect.js";
 import type { ColumnDefinition, ForeignKeyDefinition, IndexDefinition, TableDefinition } from "../sql/schema-statements.js";
@@ -92,17 +92,23 @@ export function buildSchemaModel(
       checkExpressible(dialect, schema, `${mapping.name}.${column.property}`, mapping.name, column.type);
       const known = draft.columns.find((each) => each.name.toLowerCase() === column.columnName.toLowerCase());
       if (known === undefined) {
-        draft.columns.push({ name: column.columnName, type: column.type, entity: mapping.name, property: column.property });
-      } else if (!sameType(known.type, column.type)) {
+        draft.columns.push({
+          name: column.columnName,
+          type: column.type,
+          nullable: acceptsNull(column),
+          entity: mapping.name,
+          property: column.property,
+        });
+      } else if (!sameType(known.type, column.type) || known.nullable !== acceptsNull(column)) {
         throw new SchemaError(
           mapping.name,
           SchemaMessages.conflictingColumn(
             draft.name,
             column.columnName,
             `${known.entity}.${known.property}`,
-            describeType(schema, known.type),
+            describeType(schema, known.type, known.nullable),
             `${mapping.name}.${column.property}`,
-            describeType(schema, column.type),
+            describeType(schema, column.type, acceptsNull(column)),
           ),
         );
       }
@@ -124,9 +130,17 @@ export function buildSchemaModel(
   return { tables, sequences, references: referencesOf(mappings, tables, foreignKeys) };
 }
 
-/** The SQL type and nullability of a column type as the engine writes it: `VARCHAR(100) NOT NULL`. */
-export function describeType(schema: SchemaDialect, type: ColumnType<unknown>): string {
-  return `${schema.columnType(type)} ${type.nullable ? "NULL" : "NOT NULL"}`;
+/** The SQL type and nullability of a column as the engine writes it: `VARCHAR(100) NOT NULL`. */
+export function describeType(schema: SchemaDialect, type: ColumnType<unknown>, nullable: boolean): string {
+  return `${schema.columnType(type)} ${nullable ? "NULL" : "NOT NULL"}`;
+}
+
+/**
+ * Whether the column must accept NULL: a nullable type, or a change-tracking column that INSERT leaves out
+ * (the Updated and Deleted pairs are written only by update and delete), whatever type it declares.
+ */
+function acceptsNull(column: ColumnMapping): boolean {
+  return column.type.nullable || (column.auditRole !== undefined && !column.auditRole.startsWith("created"));
 }
 
 function referencesOf(mappings: readonly EntityMapping[], tables: readonly ModelTable[], foreignKeys: boolean): ModelReference[] {
@@ -188,5 +202,5 @@ function checkExpressible(dialect: Dialect, schema: SchemaDialect, where: string
 
 function sameType(a: ColumnType<unknown>, b: ColumnType<unknown>): boolean {
   const kind = (type: ColumnType<unknown>): string => (type.kind === "lazy" ? "int32" : type.kind);
-  return kind(a) === kind(b) && a.nullable === b.nullable && a.size === b.size && a.precision === b.precision && a.scale === b.scale;
+  return kind(a) === kind(b) && a.size === b.size && a.precision === b.precision && a.scale === b.scale;
 }

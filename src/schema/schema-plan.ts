@@ -62,11 +62,11 @@ export function planSchema(model: SchemaModel, catalog: Catalog, context: PlanCo
     for (const column of table.columns) {
       const where = `${column.entity}.${column.property}`;
       const common = { entity: column.entity, table: table.name, column: column.name, property: column.property };
-      const expected = describeType(schema, column.type);
+      const expected = describeType(schema, column.type, column.nullable);
       const actual = live.column(column.name);
       if (actual === undefined) {
-        const acceptsNull = !column.type.nullable && !schema.addsNotNullColumns;
-        const statement = statements.addColumn(table.name, column, !column.type.nullable && !acceptsNull);
+        const acceptsNull = !column.nullable && !schema.addsNotNullColumns;
+        const statement = statements.addColumn(table.name, column, !column.nullable && !acceptsNull);
         additions.push(statement);
         const message = acceptsNull
           ? SchemaMessages.addedAcceptingNull(where, table.name, column.name, expected)
@@ -91,7 +91,7 @@ export function planSchema(model: SchemaModel, catalog: Catalog, context: PlanCo
             expected,
           ),
         });
-      } else if (actual.nullable !== column.type.nullable) {
+      } else if (actual.nullable !== column.nullable) {
         differences.push({
           kind: "columnNullability",
           ...common,

@@ -7,8 +7,10 @@ import type { SchemaDialect, SequenceOptions } from "./schema-dialect.js";
 export interface ColumnDefinition {
   /** The column name as the mapping declares it. */
   readonly name: string;
-  /** The declared type; its `nullable` decides NOT NULL. */
+  /** The declared type. */
   readonly type: ColumnType<unknown>;
+  /** Whether the column accepts NULL (NOT NULL otherwise). */
+  readonly nullable: boolean;
 }
 
 /** One table to create. */
@@ -56,7 +58,7 @@ export class SchemaStatements {
   }
 
   /** The column as CREATE TABLE and ADD COLUMN write it: name, type and NOT NULL unless nullable. */
-  column(column: ColumnDefinition, notNull = !column.type.nullable): string {
+  column(column: ColumnDefinition, notNull = !column.nullable): string {
     return `${this.#q(column.name)} ${this.#schema.columnType(column.type)}${notNull ? " NOT NULL" : ""}`;
   }
 
@@ -69,7 +71,7 @@ export class SchemaStatements {
   }
 
   /** ALTER TABLE ... ADD COLUMN. */
-  addColumn(table: string, column: ColumnDefinition, notNull = !column.type.nullable): string {
+  addColumn(table: string, column: ColumnDefinition, notNull = !column.nullable): string {
     return `ALTER TABLE ${this.#q(table)} ADD COLUMN ${this.column(column, notNull)}`;
   }
 

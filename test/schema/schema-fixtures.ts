@@ -1,12 +1,32 @@
-import { Column, DetailColumn, Lazy, LazyList, PrimaryKey, Relation, Sequence, Table, Type, VersionColumn } from "tenon";
+import {
+  Column,
+  CreatedBy,
+  DetailColumn,
+  Lazy,
+  LazyList,
+  PrimaryKey,
+  Relation,
+  Sequence,
+  Table,
+  Type,
+  UpdatedAt,
+  UpdatedBy,
+  VersionColumn,
+} from "tenon";
 
-/** A maker of widgets: a blocking relation and a detail list point at Widgets.MakerID. */
+/**
+ * A maker of widgets: a blocking relation and a detail list point at Widgets.MakerID. Its UpdatedBy is a
+ * plain `Type.string`, which INSERT still leaves NULL.
+ */
 @Table("Makers")
 @Sequence("MakersID")
 @Relation("Widgets", "MakerID", false)
 export class Maker {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Column("Name", Type.varchar(50)) name = "";
+  @CreatedBy @Column("CreatedBy", Type.string) createdBy = "";
+  @UpdatedAt @Column("UpdatedAt", Type.date.orNull) updatedAt: Date | null = null;
+  @UpdatedBy @Column("UpdatedBy", Type.string) updatedBy = "";
   @DetailColumn("ID", "MakerID", () => Widget) widgets = new LazyList<Widget>();
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }
@@ -60,6 +80,9 @@ export const schemaEntities = [Maker, Widget, Tag];
 export class OldMaker {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Column("Name", Type.varchar(50)) name = "";
+  @CreatedBy @Column("CreatedBy", Type.string) createdBy = "";
+  @UpdatedAt @Column("UpdatedAt", Type.date.orNull) updatedAt: Date | null = null;
+  @UpdatedBy @Column("UpdatedBy", Type.string) updatedBy = "";
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }
 

@@ -69,6 +69,10 @@ export function schemaSuite(harness: EngineHarness): void {
       const maker = await context.createEntity(Maker);
       maker.name = "Acme";
       await context.insert(maker);
+      maker.name = "Acme Tools";
+      await context.update(maker);
+      await using check = new Context(db.database);
+      assert.equal((await check.get(Maker, maker.id)).name, "Acme Tools");
       const text70k = "ab€𝄞".repeat(14_000);
       const cases: Partial<Widget>[] = [
         {
