@@ -32,13 +32,35 @@ describe("the demo with WORKERS=2 on SQLite", () => {
   let db: DemoDatabase;
   let demo: DemoProcess;
   let token = "";
+  let editor = "";
 
   before(async () => {
     db = await sqliteDemoEngine.open();
     demo = await startDemo({ ...db.env, WORKERS: "2", DEMO_RESET: "1" });
     await waitFor(() => /tenon: primary \d+ serves with workers/.test(demo.output()), "both workers");
     token = await tokenOf(demo.port, "guest");
+    editor = await tokenOf(demo.port, "editor");
   });
+
+  /** The ids of the answered inserts of a load, checked against the rows of the SQLite file. */
+  async function reconcileInserts(
+    answers: readonly { request: LoadRequest; status: number; text: string }[],
+    prefix: string,
+  ): Promise<number> {
+    const ids = answers
+      .filter((answer) => answer.request.method === "POST")
+      .map((answer) => (JSON.parse(answer.text) as { id: number }).id);
+    assert.equal(new Set(ids).size, ids.length, "no key was handed out twice");
+    const rows = await db.rows(`SELECT ID AS id FROM Companies WHERE Name LIKE '${prefix}%'`);
+    const stored = new Set(rows.map((row) => Number(row.id)));
+    assert.deepEqual(
+      ids.filter((id) => !stored.has(id)),
+      [],
+      "every answered insert is in the file",
+    );
+    assert.equal(stored.size, ids.length, "and no insert that was not answered");
+    return ids.length;
+  }
   after(async () => {
     await demo?.stop("SIGKILL");
     await db?.close();
@@ -57,6 +79,21 @@ describe("the demo with WORKERS=2 on SQLite", () => {
     }
   });
 
+  test("two workers inserting at once into one SQLite file hand out no key twice and lose no write", async () => {
+    const insert = (i: number): LoadRequest => ({
+      method: "POST",
+      path: "/api/companies",
+      headers: { Authorization: `Bearer ${editor}` },
+      body: JSON.stringify({ name: `Parallel ${i}`, creditLimit: "1.00" }),
+    });
+    const load = startLoad(demo.port, { concurrency: 8, next: insert, keep: true, keepAlive: false });
+    await waitFor(() => load.answered() >= 200, "200 inserts");
+    const result = await load.stop();
+    assert.deepEqual(result.failures, []);
+    assert.deepEqual([...result.statuses.keys()], [200], `statuses: ${JSON.stringify([...result.statuses])}`);
+    assert.ok((await reconcileInserts(result.answers, "Parallel ")) >= 200);
+  });
+
   test("a worker killed with SIGKILL is replaced by a new one, and the port keeps answering", async () => {
     const [victim] = servingPids(demo);
     const before = servingPids(demo).length;
@@ -69,7 +106,7 @@ describe("the demo with WORKERS=2 on SQLite", () => {
     for (let i = 0; i < 20; i++) assert.equal((await ask(demo.port, "/api/live")).status, 200);
   });
 
-  test("SIGHUP under load replaces every worker one at a time and no request fails", async () => {
+  test("SIGHUP under a load of reads and inserts replaces every worker one at a time; no request fails, no insert is lost", async () => {
     const serving = servingPids(demo);
     const old = serving.slice(-2);
     const reads: LoadRequest[] = [
@@ -77,7 +114,16 @@ describe("the demo with WORKERS=2 on SQLite", () => {
       { method: "GET", path: "/api/employees/1", headers: { Authorization: `Bearer ${token}` } },
       { method: "GET", path: "/api/live" },
     ];
-    const load = startLoad(demo.port, { concurrency: 8, next: (i) => reads[i % reads.length] });
+    const next = (i: number): LoadRequest =>
+      i % 4 === 3
+        ? {
+            method: "POST",
+            path: "/api/companies",
+            headers: { Authorization: `Bearer ${editor}` },
+            body: JSON.stringify({ name: `Rolling ${i}` }),
+          }
+        : reads[i % 4];
+    const load = startLoad(demo.port, { concurrency: 8, next, keep: true });
     await waitFor(() => load.answered() > 200, "the load to run");
     process.kill(pidOfPrimary(demo), "SIGHUP");
     await waitFor(() => demo.output().includes("tenon: rolling restart done"), "the rolling restart", 60000);
@@ -86,6 +132,7 @@ describe("the demo with WORKERS=2 on SQLite", () => {
     const result = await load.stop();
     assert.deepEqual(result.failures, [], `requests without an answer: ${result.failures.slice(0, 5).join("; ")}`);
     assert.deepEqual([...result.statuses.keys()], [200], `statuses: ${JSON.stringify([...result.statuses])}`);
+    assert.ok((await reconcileInserts(result.answers, "Rolling ")) > 0);
     const now = servingPids(demo).slice(-2);
     for (const pid of old) {
       assert.ok(!now.includes(pid), `worker ${pid} was replaced`);
