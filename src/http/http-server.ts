@@ -323,17 +323,16 @@ export class HttpServer<C> {
   }
 
   /**
-   * Drains, then stops: `/ready` answers 503 at once and every answer carries `Connection: close`; the server
-   * keeps serving for `drainDelay` ms (so that a load balancer moves away), then stops accepting connections,
-   * lets requests in flight finish and open connections leave by themselves (each answer says
-   * `Connection: close`), closes the rest (all of it within `stopGracePeriod` ms), and drains the log. Does
-   * nothing when stopped.
+   * Drains, then stops: `/ready` answers 503 at once while the server keeps serving as before for
+   * `drainDelay` ms (so that a load balancer moves away); then it stops accepting connections, answers with
+   * `Connection: close` from then on, lets requests in flight finish and open connections leave by
+   * themselves, closes the rest (all of it within `stopGracePeriod` ms), and drains the log. Does nothing
+   * when stopped.
    */
   async stop(): Promise<void> {
     if (this.#state !== "running") return;
     this.#state = "stopping";
     const pipeline = this.#pipeline!;
-    pipeline.closing = true;
     if (this.#balancer !== undefined) this.#balancer.draining = true;
     if (this.drainDelay > 0) await new Promise((resolve) => setTimeout(resolve, this.drainDelay));
     await closeServers(this.#servers, pipeline, this.stopGracePeriod);

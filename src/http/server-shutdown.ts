@@ -1,9 +1,10 @@
 import { Server as NetServer } from "node:net";
 import type { Server } from "node:http";
 
-/** What the shutdown waits on: the pipeline's count of requests in flight. @internal */
+/** What the shutdown drives: the pipeline's count of requests in flight, and its `Connection: close` switch. @internal */
 export interface InFlightRequests {
   whenIdle(): Promise<void>;
+  closing: boolean;
 }
 
 /** How long a shutdown waits for connections that are open but idle to send their request or go, in ms. */
@@ -12,19 +13,23 @@ const pollMs = 10;
 
 /**
  * Closes the node:http servers of a stopping `HttpServer` without failing a request that a client could not
- * know was refused. Every answer already carries `Connection: close` (the pipeline's `closing`), so a client
- * sending request after request leaves after its next answer. The order matters:
+ * know was refused. The order matters:
  *
  * 1. stop accepting connections, but keep the open ones: node:http's own `close()` also closes the idle
  *    ones at once, and a connection accepted a moment ago, or one whose client is writing its next request,
  *    looks idle; closing it resets a request the client has already sent;
- * 2. wait for the requests in flight, then (up to `lingerMs`) for the open connections to go by themselves;
- * 3. close the connections still idle, wait for requests that arrived meanwhile (all bounded by `graceMs`),
+ * 2. only then make every answer carry `Connection: close`: a client told to close before the listener
+ *    closed would reconnect at once, and a connection waiting in the listener's queue when it closes is reset
+ *    by the kernel after its request was sent; once the listener is closed, the reconnection is refused
+ *    (ECONNREFUSED), which a client knows was never received;
+ * 3. wait for the requests in flight, then (up to `lingerMs`) for the open connections to go by themselves;
+ * 4. close the connections still idle, wait for requests that arrived meanwhile (all bounded by `graceMs`),
  *    and close whatever is left.
  * @internal
  */
 export async function closeServers(servers: readonly Server[], requests: InFlightRequests, graceMs: number): Promise<void> {
   const closed = Promise.all(servers.map(stopListening));
+  requests.closing = true;
   let timer: NodeJS.Timeout | undefined;
   let graceOver = false;
   const grace = new Promise<void>((resolve) => {
