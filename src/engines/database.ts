@@ -14,6 +14,14 @@ export interface Connection {
    * `query`". A statement that fails throws. Optional: engines that talk to a server leave it out.
    */
   queryNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[][] | undefined;
+  /**
+   * Runs several queries at once in one snapshot (one read transaction when none is open) and answers the
+   * rows of each, when the engine runs statements synchronously and nothing makes them wait; undefined means
+   * "not now". Optional: the embedded engine's way to read a list's count and page together.
+   */
+  queryAllNow?(
+    queries: readonly { readonly sql: string; readonly parameters: readonly unknown[]; readonly exactIntegers?: boolean }[],
+  ): unknown[][][] | undefined;
   /** Runs a statement and answers the number of rows it changed. */
   execute(sql: string, parameters: readonly unknown[]): Promise<number>;
   /** Starts a transaction. */

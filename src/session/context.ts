@@ -121,16 +121,32 @@ export class Context implements AsyncDisposable {
   }
 
   /**
-   * The number of rows a filter matches and the entities of its page, from one rendering of its WHERE clause
-   * (what the CRUD reader's select answers). No page is read when nothing matches.
+   * The number of rows a filter matches and the entities of its page, read in one snapshot (what the CRUD
+   * reader's select answers), so that under concurrent writes the count is never smaller than the page: on
+   * the embedded engine both queries in one read transaction, elsewhere one statement with
+   * `COUNT(*) OVER ()`. A page past the end carries no count: then the count is read by a second statement.
    */
   async selectPage<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<{ count: number; entities: T[] }> {
     const mapping = EntityMapping.of(entityClass);
     const statements = statementsOf(mapping, this.database.dialect);
     const where = statements.where(filter);
-    const count = Number((await this.#query(statements.count(filter, where), false))[0][0]);
-    if (count === 0) return { count, entities: [] };
-    return { count, entities: await this.#entitiesOf(mapping, statements.select(filter, where)) };
+    const connection = this.#connection.now();
+    if (connection?.queryAllNow !== undefined) {
+      const both = connection.queryAllNow([
+        { ...statements.count(filter, where), exactIntegers: false },
+        { ...statements.select(filter, where), exactIntegers: statements.exactIntegers },
+      ]);
+      if (both !== undefined) {
+        return { count: Number(both[0][0][0]), entities: both[1].map((row) => this.#entities.materialize(mapping, row)) };
+      }
+    }
+    const rows = await this.#query(statements.selectCounted(filter, where), statements.exactIntegers);
+    if (rows.length === 0) {
+      const count = filter.offset > 0 ? Number((await this.#query(statements.count(filter, where), false))[0][0]) : 0;
+      return { count, entities: [] };
+    }
+    const countColumn = rows[0].length - 1;
+    return { count: Number(rows[0][countColumn]), entities: rows.map((row) => this.#entities.materialize(mapping, row)) };
   }
 
   /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */

@@ -188,6 +188,17 @@ export class EntityStatements {
     return { sql, parameters };
   }
 
+  /**
+   * The page of a filter with the number of rows it matches in one statement, so in one snapshot: the SELECT
+   * of `select` with `COUNT(*) OVER ()` appended as the last column of every row. An empty page carries no
+   * count.
+   */
+  selectCounted(filter: Filter, where: RenderedWhere = this.where(filter)): CompiledStatement {
+    const page = this.select(filter, where);
+    const from = page.sql.indexOf(" FROM ");
+    return { sql: `${page.sql.slice(0, from)}, COUNT(*) OVER ()${page.sql.slice(from)}`, parameters: page.parameters };
+  }
+
   /** SELECT COUNT(*) of the rows a filter matches (order and page ignored). */
   count(filter: Filter | undefined, where: RenderedWhere = this.where(filter)): CompiledStatement {
     const from = this.selectFrom.slice(this.selectFrom.indexOf(" FROM "));

@@ -183,6 +183,20 @@ class SqliteConnection implements Connection {
     return this.#database.free(this) ? this.#all(sql, parameters, exactIntegers) : undefined;
   }
 
+  queryAllNow(
+    queries: readonly { readonly sql: string; readonly parameters: readonly unknown[]; readonly exactIntegers?: boolean }[],
+  ): unknown[][][] | undefined {
+    if (!this.#database.free(this)) return undefined;
+    // A read transaction, so that another process's commit between the queries is not seen by the later ones.
+    const own = !this.#database.owns(this);
+    if (own) this.#database.run(() => this.#database.statement("BEGIN").run());
+    try {
+      return queries.map((query) => this.#all(query.sql, query.parameters, query.exactIntegers ?? true));
+    } finally {
+      if (own) this.#database.run(() => this.#database.statement("COMMIT").run());
+    }
+  }
+
   #all(sql: string, parameters: readonly unknown[], exactIntegers: boolean): unknown[][] {
     try {
       const statement = this.#database.statement(sql, exactIntegers);

@@ -11,6 +11,7 @@ import { jsonSuite } from "../../json/json-suite.js";
 import { typesSuite } from "./types.js";
 import { keysSuite } from "./keys.js";
 import { columnFitSuite } from "./column-fit.js";
+import { pagesSuite } from "./pages.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -26,4 +27,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   typesSuite,
   keysSuite,
   columnFitSuite,
+  pagesSuite,
 ];
