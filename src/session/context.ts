@@ -12,7 +12,16 @@ import { IdentityMap } from "./identity-map.js";
 import { insertRow } from "./insert-row.js";
 import { SessionConnection } from "./session-connection.js";
 import { TransactionScope } from "./transaction-scope.js";
-import { applyRelations, columnValues, expectOneRow, isSingleStatement, keyValues, stamp, writableMapping } from "./write-values.js";
+import {
+  applyRelations,
+  restoreRelations,
+  columnValues,
+  expectOneRow,
+  isSingleStatement,
+  keyValues,
+  stamp,
+  writableMapping,
+} from "./write-values.js";
 
 /** Options of a read by primary key. */
 export interface GetOptions {
@@ -228,34 +237,43 @@ export class Context implements AsyncDisposable {
   /**
    * Deletes the entity: before-delete events, relations (cascade deletes children, otherwise children
    * block the delete), then a soft delete (an UPDATE of the Deleted pair) when the entity has `@DeletedAt`
-   * or a DELETE, then after-delete events, in one transaction.
+   * or a DELETE, then after-delete events, in one transaction. A soft delete cascades softly to children
+   * that have `@DeletedAt` too (known through a `@DetailColumn` on the relation's table and key), with the
+   * parent's time and user; other children of a cascading relation are deleted for real.
    */
   async delete<T extends object>(entity: T): Promise<void> {
     const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
     await this.#write("delete", mapping, entity, async (connection) => {
-      await applyRelations(connection, statements, entity);
       if (statements.softDeleteSql !== undefined) {
-        stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, this.onGetCurrentUser?.());
+        const by = this.onGetCurrentUser?.() ?? "";
+        stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
+        await applyRelations(connection, statements, entity, { at: mapping.audit.deletedAt?.get(entity) as Date, by });
         const parameters = [...columnValues(statements.softDeleteColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
         await expectOneRow(connection, statements.softDeleteSql, parameters, mapping, entity);
       } else {
+        await applyRelations(connection, statements, entity);
         await expectOneRow(connection, statements.deleteSql, keyValues(mapping, entity), mapping, entity);
       }
       this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
     });
   }
 
-  /** Brings a soft-deleted entity back: clears the Deleted pair and writes the Updated pair (SPEC.md 3). */
+  /**
+   * Brings a soft-deleted entity back: clears the Deleted pair and writes the Updated pair (SPEC.md 3), and
+   * brings back the children that a soft cascade deleted with it (those deleted at its deletion time).
+   */
   async undelete<T extends object>(entity: T): Promise<void> {
     const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
     if (statements.undeleteSql === undefined) throw new TenonError(`${mapping.name}: undelete needs a @DeletedAt column.`);
     await this.transaction(async () => {
       const connection = await this.#connection.acquire();
+      const deletedAt = mapping.audit.deletedAt?.get(entity);
       stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.onGetCurrentUser?.());
       const parameters = [...columnValues(statements.undeleteColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
       await expectOneRow(connection, statements.undeleteSql as string, parameters, mapping, entity);
+      if (deletedAt instanceof Date) await restoreRelations(connection, statements, entity, deletedAt, this.onGetCurrentUser?.());
       mapping.audit.deletedAt?.set(entity, null);
       mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
       this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);

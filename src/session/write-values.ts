@@ -65,16 +65,58 @@ export function isSingleStatement(kind: EntityEventKind, mapping: EntityMapping)
   return !hasEvents(kind, mapping) && !hasValidatorMethods(mapping) && (kind !== "delete" || mapping.relations.length === 0);
 }
 
-/** Cascades a delete to the children of each `@Relation`, or refuses it while children exist. */
-export async function applyRelations(connection: Connection, statements: EntityStatements, entity: object): Promise<void> {
+/** Who deleted a parent softly, and when: its children's Deleted pair gets the same values. */
+export interface SoftDeletion {
+  /** The parent's `@DeletedAt` value. */
+  readonly at: Date;
+  /** The parent's `@DeletedBy` value. */
+  readonly by: string;
+}
+
+/**
+ * Cascades a delete to the children of each `@Relation`, or refuses it while children exist. When the parent
+ * is deleted softly (`softly` given) and a child entity has soft delete, its children are deleted softly with
+ * the parent's time and user; otherwise they are deleted for real.
+ */
+export async function applyRelations(
+  connection: Connection,
+  statements: EntityStatements,
+  entity: object,
+  softly?: SoftDeletion,
+): Promise<void> {
   const mapping = statements.mapping;
+  const dialect = statements.dialect;
   const id = mapping.idOf(entity);
-  for (const { relation, sql } of statements.relations) {
-    if (relation.cascade) {
+  for (const { relation, sql, soft } of statements.relations) {
+    if (relation.cascade && soft !== undefined && softly !== undefined) {
+      const values = soft.deleteColumns.map((column) => dialect.toDatabase(column === soft.deletedAt ? softly.at : softly.by, column.type));
+      await connection.execute(soft.deleteSql, [...values, id]);
+    } else if (relation.cascade) {
       await connection.execute(sql, [id]);
     } else {
       const children = Number((await connection.query(sql, [id]))[0][0]);
       if (children > 0) throw new RelationConstraintError(mapping.name, id, relation.table, children);
     }
+  }
+}
+
+/**
+ * Undeletes the children that a soft cascade deleted with the parent: those deleted at the parent's
+ * deletion time `deletedAt`, with their Updated pair stamped now.
+ */
+export async function restoreRelations(
+  connection: Connection,
+  statements: EntityStatements,
+  entity: object,
+  deletedAt: Date,
+  user: string | undefined,
+): Promise<void> {
+  const dialect = statements.dialect;
+  const id = statements.mapping.idOf(entity);
+  const now = new Date();
+  for (const { soft } of statements.relations) {
+    if (soft === undefined) continue;
+    const stamps = soft.undeleteColumns.map((column) => dialect.toDatabase(column.type.kind === "date" ? now : (user ?? ""), column.type));
+    await connection.execute(soft.undeleteSql, [...stamps, id, dialect.toDatabase(deletedAt, soft.deletedAt.type)]);
   }
 }

@@ -4,6 +4,7 @@ import type { RelationDeclaration } from "../mapping/entity-decorators.js";
 import type { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "./dialect.js";
 import { compileNamedParameters } from "./named-parameters.js";
+import { type SoftCascade, softCascadeOf } from "./soft-cascade.js";
 
 /** SQL text and its positional parameters, ready for a connection. */
 export interface CompiledStatement {
@@ -30,6 +31,8 @@ export interface RelationStatement {
   readonly relation: RelationDeclaration;
   /** `DELETE` of the children when the relation cascades, otherwise `SELECT COUNT(*)` of them. */
   readonly sql: string;
+  /** How the children follow a soft delete and an undelete of the parent, when they have soft delete too. */
+  readonly soft: SoftCascade | undefined;
 }
 
 /** Where the values of one rendering go: each bound value becomes the next placeholder. */
@@ -149,7 +152,11 @@ export class EntityStatements {
     }
     this.relations = mapping.relations.map((relation) => {
       const children = `FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${dialect.placeholder(0)}`;
-      return { relation, sql: relation.cascade ? `DELETE ${children}` : `SELECT COUNT(*) ${children}` };
+      return {
+        relation,
+        sql: relation.cascade ? `DELETE ${children}` : `SELECT COUNT(*) ${children}`,
+        soft: softCascadeOf(mapping, relation, dialect),
+      };
     });
   }
 

@@ -12,6 +12,7 @@ import { typesSuite } from "./types.js";
 import { keysSuite } from "./keys.js";
 import { columnFitSuite } from "./column-fit.js";
 import { pagesSuite } from "./pages.js";
+import { softCascadeSuite } from "./soft-cascade.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -28,4 +29,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   keysSuite,
   columnFitSuite,
   pagesSuite,
+  softCascadeSuite,
 ];
