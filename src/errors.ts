@@ -60,6 +60,24 @@ export class RelationConstraintError extends TenonError {
   }
 }
 
+/** A statement was asked of a context that has been disposed: its connection is gone and it reads and writes nothing. */
+export class ContextDisposedError extends TenonError {
+  constructor() {
+    super("The context has been disposed.");
+  }
+}
+
+/** A write (insert, update, delete, undelete) of a join entity, which reads joined tables and is read-only. Nothing was written. */
+export class ReadOnlyEntityError extends TenonError {
+  /** The entity class name. */
+  readonly entity: string;
+  /** @param entity the join entity's class name. */
+  constructor(entity: string) {
+    super(`${entity} is a join entity and is read-only: insert, update and delete are refused.`);
+    this.entity = entity;
+  }
+}
+
 /** One failed validation rule of one property. */
 export interface ValidationFailure {
   /** The entity property (the TypeScript field name, without `#`). */

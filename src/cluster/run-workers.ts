@@ -1,5 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
-import { ClusterTexts } from "./cluster-texts.js";
+import { ClusterMessages } from "./cluster-messages.js";
 
 /** How `runWorkers` runs and supervises the worker processes. */
 export interface RunWorkersOptions {
@@ -61,7 +61,7 @@ export async function runWorkers(
   options: RunWorkersOptions,
   startWorker: () => Promise<RunningWorker>,
 ): Promise<WorkerSupervisor | undefined> {
-  if (!Number.isInteger(options.workers) || options.workers < 1) throw new RangeError(ClusterTexts.invalidWorkerCount(options.workers));
+  if (!Number.isInteger(options.workers) || options.workers < 1) throw new RangeError(ClusterMessages.invalidWorkerCount(options.workers));
   if (cluster.isWorker) {
     await runAsWorker(startWorker, options.rollingRestartSignal === undefined ? "SIGHUP" : options.rollingRestartSignal);
     return undefined;
@@ -84,7 +84,7 @@ async function runAsWorker(startWorker: () => Promise<RunningWorker>, restartSig
       await stopping.stop();
       process.exit(0);
     } catch (error) {
-      console.error(ClusterTexts.workerStopFailed(process.pid, error));
+      console.error(ClusterMessages.workerStopFailed(process.pid, error));
       process.exit(1);
     }
   };
@@ -129,7 +129,7 @@ class Supervisor implements WorkerSupervisor {
 
   async start(): Promise<void> {
     const onStop = (signal: NodeJS.Signals): void => {
-      this.#log(ClusterTexts.primaryStopping(signal, this.#serving.size));
+      this.#log(ClusterMessages.primaryStopping(signal, this.#serving.size));
       void this.stop().then((clean) => process.exit(clean ? 0 : 1));
     };
     process.on("SIGTERM", onStop);
@@ -137,7 +137,7 @@ class Supervisor implements WorkerSupervisor {
     const restartSignal = this.#options.rollingRestartSignal === undefined ? "SIGHUP" : this.#options.rollingRestartSignal;
     if (restartSignal !== null) process.on(restartSignal, () => void this.rollingRestart());
     await Promise.all(Array.from({ length: this.#options.workers }, () => this.#fork()));
-    this.#log(ClusterTexts.primaryServing(process.pid, this.pids));
+    this.#log(ClusterMessages.primaryServing(process.pid, this.pids));
   }
 
   rollingRestart(): Promise<void> {
@@ -150,19 +150,19 @@ class Supervisor implements WorkerSupervisor {
 
   async #replaceEach(): Promise<void> {
     const old = [...this.#serving];
-    this.#log(ClusterTexts.rollingRestartBegins(old.length));
+    this.#log(ClusterMessages.rollingRestartBegins(old.length));
     for (const worker of old) {
       if (this.#stopping !== undefined) return;
       if (!this.#serving.has(worker)) continue;
       try {
         await this.#fork();
       } catch (error) {
-        this.#log(ClusterTexts.rollingRestartAborted(error));
+        this.#log(ClusterMessages.rollingRestartAborted(error));
         return;
       }
       await this.#retire(worker);
     }
-    this.#log(ClusterTexts.rollingRestartDone(this.pids));
+    this.#log(ClusterMessages.rollingRestartDone(this.pids));
   }
 
   stop(): Promise<boolean> {
@@ -187,18 +187,18 @@ class Supervisor implements WorkerSupervisor {
         cleanup();
         this.#retiring.add(worker);
         worker.process.kill("SIGKILL");
-        reject(new Error(ClusterTexts.workerStartTimedOut(worker.process.pid, timeoutMs)));
+        reject(new Error(ClusterMessages.workerStartTimedOut(worker.process.pid, timeoutMs)));
       }, timeoutMs);
       const onMessage = (message: unknown): void => {
         if (message !== readyMessage) return;
         cleanup();
         this.#serving.add(worker);
-        this.#log(ClusterTexts.workerServing(worker.process.pid));
+        this.#log(ClusterMessages.workerServing(worker.process.pid));
         resolve(worker);
       };
       const onEarlyExit = (code: number | null): void => {
         cleanup();
-        reject(new Error(ClusterTexts.workerExitedBeforeServing(worker.process.pid, code)));
+        reject(new Error(ClusterMessages.workerExitedBeforeServing(worker.process.pid, code)));
       };
       const cleanup = (): void => {
         clearTimeout(timer);
@@ -231,7 +231,7 @@ class Supervisor implements WorkerSupervisor {
     const expected = this.#retiring.delete(worker);
     const wasServing = this.#serving.delete(worker);
     if (expected || this.#stopping !== undefined) return;
-    this.#log(ClusterTexts.workerDied(worker.process.pid, code, signal));
+    this.#log(ClusterMessages.workerDied(worker.process.pid, code, signal));
     if (!wasServing) return;
     // A worker that dies soon after its start is likely to die again: wait longer each time, up to a bound.
     const young = Date.now() - startedAt < youngMs;
@@ -245,7 +245,7 @@ class Supervisor implements WorkerSupervisor {
     try {
       await this.#fork();
     } catch (error) {
-      this.#log(ClusterTexts.replacementFailed(error));
+      this.#log(ClusterMessages.replacementFailed(error));
       setTimeout(() => void this.#replace(), this.#restartDelay);
       this.#restartDelay = Math.min(this.#restartDelay * 2, maxRestartDelayMs);
     }

@@ -4,6 +4,7 @@ import { EntityMapping, type ColumnMapping } from "../mapping/entity-mapping.js"
 import { Lazy } from "../mapping/lazy.js";
 import type { ComparisonOperator, Condition, OrderByItem } from "./condition.js";
 import { Filter } from "./filter.js";
+import { FilterMessages } from "./filter-messages.js";
 
 /** A property name of `T` (public fields are suggested; any mapped property, `#private` ones included, is accepted). */
 export type FilterProperty<T> = (keyof T & string) | (string & Record<never, never>);
@@ -213,14 +214,3 @@ export class FilterBuilder<T extends object> extends ConditionGroup<T> {
     return filter;
   }
 }
-
-/** Every text of the filter builder, in one place. */
-export const FilterMessages = {
-  unknownProperty: (entity: string, property: string) => `${entity} has no mapped column ${property}.`,
-  emptyGroup: (kind: string) => `A ${kind}(...) group of a filter needs at least one condition.`,
-  likeNotText: (property: string) => `LIKE applies to text columns only, and ${property} is not one.`,
-  likePattern: (property: string) => `The LIKE pattern for ${property} must be a string.`,
-  nullValue: (property: string) => `A comparison of ${property} with null never holds; use isNull() or isNotNull().`,
-  direction: (direction: string) => `The order direction ${direction} is neither ASC nor DESC.`,
-  page: (what: string, rows: number) => `The ${what} of a filter must be a non-negative integer, not ${rows}.`,
-} as const;

@@ -1,5 +1,6 @@
 import { TenonError } from "../errors.js";
 import type { Condition, OrderByItem } from "./condition.js";
+import { FilterMessages } from "./filter-messages.js";
 
 const reservedParameter = /^p\d+$/i;
 
@@ -25,10 +26,7 @@ export class Filter {
    */
   addWhere(sql: string, parameters: Readonly<Record<string, unknown>> = {}): this {
     for (const name of Object.keys(parameters)) {
-      if (reservedParameter.test(name))
-        throw new TenonError(
-          `addWhere: the parameter name "${name}" is reserved for filter conditions (p0, p1, ...); choose another name.`,
-        );
+      if (reservedParameter.test(name)) throw new TenonError(FilterMessages.reservedParameter(name));
     }
     this.conditions.push({ kind: "sql", sql, parameters });
     return this;

@@ -9,7 +9,7 @@ import {
   type ValidationFailure,
 } from "../errors.js";
 import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpNotReadyError, HttpUnauthorizedError } from "./http-errors.js";
-import { HttpDefaults, HttpStatus, HttpTexts } from "./http-texts.js";
+import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
 
 /** What an error is answered with (API.md "Error bodies"). @internal */
 export interface ErrorAnswer {
@@ -29,7 +29,7 @@ export function newTaskId(): string {
 
 /** The constant body of every answer with status >= 500. @internal */
 export function serverErrorBody(status: number, taskId: string): string {
-  return JSON.stringify({ status, message: HttpTexts.internalServerError, taskId });
+  return JSON.stringify({ status, message: HttpMessages.internalServerError, taskId });
 }
 
 function clientError(
@@ -58,9 +58,9 @@ function clientError(
 export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
   let status: number = HttpStatus.internalServerError;
   if (error instanceof HttpUnauthorizedError) {
-    return clientError(HttpStatus.unauthorized, HttpTexts.unauthorized(path), [["WWW-Authenticate", error.challenge]]);
+    return clientError(HttpStatus.unauthorized, HttpMessages.unauthorized(path), [["WWW-Authenticate", error.challenge]]);
   } else if (error instanceof HttpForbiddenError) {
-    return clientError(HttpStatus.forbidden, HttpTexts.forbidden(path));
+    return clientError(HttpStatus.forbidden, HttpMessages.forbidden(path));
   } else if (error instanceof HttpMethodNotAllowedError) {
     return clientError(error.status, error.message, error.allow.length > 0 ? [["Allow", error.allow.join(", ")]] : []);
   } else if (error instanceof HttpNotReadyError) {
@@ -77,7 +77,7 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     return clientError(HttpStatus.conflict, error.message);
   } else if (error instanceof UniqueViolationError) {
     // A duplicate is the client's conflict, never a 500; the engine's text (index and value) is not shown.
-    return clientError(HttpStatus.conflict, HttpTexts.uniqueValueTaken);
+    return clientError(HttpStatus.conflict, HttpMessages.uniqueValueTaken);
   } else if (error instanceof ValidationError) {
     return clientError(HttpStatus.unprocessableEntity, error.message, [], error.errors);
   } else if (error instanceof InvalidInputError) {

@@ -1,5 +1,5 @@
 import { TenonError } from "../errors.js";
-import { HttpStatus, HttpTexts } from "./http-texts.js";
+import { HttpStatus, HttpMessages } from "./http-messages.js";
 
 /**
  * An error that carries the HTTP status it is answered with. A handler may throw one with any status;
@@ -27,7 +27,7 @@ export class HttpServerError extends TenonError {}
 export class HttpNotFoundError extends HttpError {
   /** @param id the id that was looked up. */
   constructor(id: string | number) {
-    super(HttpStatus.notFound, HttpTexts.entityNotFound(id));
+    super(HttpStatus.notFound, HttpMessages.entityNotFound(id));
   }
 }
 
@@ -59,7 +59,7 @@ export class HttpMethodNotAllowedError extends HttpError {
   readonly allow: readonly string[];
   /** @param method the method asked. @param path the address. @param allow the methods it answers. */
   constructor(method: string, path: string, allow: readonly string[]) {
-    super(HttpStatus.methodNotAllowed, HttpTexts.methodNotAllowed(method, path));
+    super(HttpStatus.methodNotAllowed, HttpMessages.methodNotAllowed(method, path));
     this.allow = allow;
   }
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { clientIpOf } from "./client-ip.js";
 import { HttpError } from "./http-errors.js";
-import { HttpStatus, HttpTexts } from "./http-texts.js";
+import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
 
 /** A name and its value: one header or one query-string parameter. */
@@ -187,6 +187,6 @@ function parseJsonBody(body: Buffer): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new HttpError(HttpStatus.badRequest, HttpTexts.malformedJson, { cause: error });
+    throw new HttpError(HttpStatus.badRequest, HttpMessages.malformedJson, { cause: error });
   }
 }

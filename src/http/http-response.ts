@@ -1,5 +1,5 @@
 import type { HttpNameValue } from "./http-request.js";
-import { HttpDefaults, HttpStatus } from "./http-texts.js";
+import { HttpDefaults, HttpStatus } from "./http-messages.js";
 
 /**
  * The answer a handler builds (SPEC.md 2.4 TTHttpResponse). The server sends it after the handler

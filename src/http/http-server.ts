@@ -8,7 +8,7 @@ import { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpServerError } from "./http-errors.js";
 import type { HttpRequest } from "./http-request.js";
 import type { HttpResponse } from "./http-response.js";
-import { HttpDefaults, HttpTexts } from "./http-texts.js";
+import { HttpDefaults, HttpMessages } from "./http-messages.js";
 import { HttpLogger, type HttpLogParameters, type HttpLogWriterClass } from "./logging/http-logger.js";
 import { RequestPipeline, type RouteTarget } from "./request-pipeline.js";
 import { controllerRoutesOf, controllerUriOf } from "./routing/controller-routes.js";
@@ -101,7 +101,7 @@ export class HttpServer<C> {
   }
 
   #guard(setting: string): void {
-    if (this.#state !== "stopped") throw new HttpServerError(HttpTexts.refusedWhileRunning(setting));
+    if (this.#state !== "stopped") throw new HttpServerError(HttpMessages.refusedWhileRunning(setting));
   }
 
   /** Prefix of every route, such as `/api` (a leading `/` is added; '' registers routes as declared; a scheme is refused). */
@@ -111,7 +111,7 @@ export class HttpServer<C> {
   set baseUri(value: string) {
     this.#guard("baseUri");
     const trimmed = value.trim();
-    if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) throw new HttpServerError(HttpTexts.baseUriWithScheme(value));
+    if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) throw new HttpServerError(HttpMessages.baseUriWithScheme(value));
     let uri = trimmed.replace(/\/+$/, "");
     if (uri !== "" && !uri.startsWith("/")) uri = "/" + uri;
     this.#baseUri = uri;
@@ -124,7 +124,7 @@ export class HttpServer<C> {
   }
   set port(value: number) {
     this.#guard("port");
-    if (!Number.isInteger(value) || value < 0 || value > 65535) throw new HttpServerError(HttpTexts.invalidPort(value));
+    if (!Number.isInteger(value) || value < 0 || value > 65535) throw new HttpServerError(HttpMessages.invalidPort(value));
     this.#port = value;
   }
 
@@ -152,7 +152,7 @@ export class HttpServer<C> {
   }
   set maxRequestContentLength(value: number) {
     this.#guard("maxRequestContentLength");
-    if (!Number.isSafeInteger(value) || value < 0) throw new HttpServerError(HttpTexts.invalidMaxContentLength(value));
+    if (!Number.isSafeInteger(value) || value < 0) throw new HttpServerError(HttpMessages.invalidMaxContentLength(value));
     this.#maxRequestContentLength = value;
   }
 
@@ -203,7 +203,7 @@ export class HttpServer<C> {
   }
   set readinessTimeout(value: number) {
     this.#guard("readinessTimeout");
-    if (!Number.isFinite(value) || value < 0) throw new HttpServerError(HttpTexts.invalidDuration("readinessTimeout", value));
+    if (!Number.isFinite(value) || value < 0) throw new HttpServerError(HttpMessages.invalidDuration("readinessTimeout", value));
     this.#readinessTimeout = value;
   }
 
@@ -223,9 +223,9 @@ export class HttpServer<C> {
    */
   addBindAddress(address: string): void {
     this.#guard("addBindAddress");
-    if (isIP(address) === 0) throw new HttpServerError(HttpTexts.invalidBindAddress(address));
+    if (isIP(address) === 0) throw new HttpServerError(HttpMessages.invalidBindAddress(address));
     if (this.#bindAddresses.some((known) => known.toLowerCase() === address.toLowerCase())) {
-      throw new HttpServerError(HttpTexts.duplicateBindAddress(address));
+      throw new HttpServerError(HttpMessages.duplicateBindAddress(address));
     }
     this.#bindAddresses.push(address);
   }
@@ -238,12 +238,12 @@ export class HttpServer<C> {
   registerController(controller: HttpControllerClass<C>, uri?: string): void {
     this.#guard("registerController");
     if (this.#registered.has(controller)) {
-      throw new HttpServerError(HttpTexts.controllerAlreadyRegistered(controller.name));
+      throw new HttpServerError(HttpMessages.controllerAlreadyRegistered(controller.name));
     }
     const path = uri ?? controllerUriOf(controller);
-    if (path === undefined) throw new HttpServerError(HttpTexts.controllerWithoutUri(controller.name));
+    if (path === undefined) throw new HttpServerError(HttpMessages.controllerWithoutUri(controller.name));
     const routes = controllerRoutesOf(controller);
-    if (routes.length === 0) throw new HttpServerError(HttpTexts.controllerWithoutRoutes(controller.name));
+    if (routes.length === 0) throw new HttpServerError(HttpMessages.controllerWithoutRoutes(controller.name));
     const probe = new HttpRouter<string>();
     for (const route of routes)
       probe.add(route.verb.method, joinPath(path, route.verb.path), `${controller.name}.${route.methodName}`, (name) => name);
@@ -275,8 +275,8 @@ export class HttpServer<C> {
 
   /** Builds the route table, checks the authentication rules (SPEC.md 3, 5), runs the start checks and starts listening. */
   async start(): Promise<void> {
-    if (this.#state !== "stopped") throw new HttpServerError(HttpTexts.alreadyRunning);
-    if (this.#authentication === undefined && !this.#allowAnonymous) throw new HttpServerError(HttpTexts.noAuthentication);
+    if (this.#state !== "stopped") throw new HttpServerError(HttpMessages.alreadyRunning);
+    if (this.#authentication === undefined && !this.#allowAnonymous) throw new HttpServerError(HttpMessages.noAuthentication);
     const balancer: BalancerState | undefined = this.#balancerRoutes
       ? { readiness: this.#readiness, readinessTimeout: this.#readinessTimeout, draining: false }
       : undefined;
@@ -367,8 +367,8 @@ export class HttpServer<C> {
         const description = `${route.verb.method} ${pattern} (${controller.name}.${route.methodName})`;
         const explicitNone = route.authorization === HttpAuthorizationType.None;
         if (route.areas.length > 0) {
-          if (this.#authentication === undefined) throw new HttpServerError(HttpTexts.areaWithoutAuthentication(description));
-          if (explicitNone) throw new HttpServerError(HttpTexts.areaWithAnonymousRoute(description));
+          if (this.#authentication === undefined) throw new HttpServerError(HttpMessages.areaWithoutAuthentication(description));
+          if (explicitNone) throw new HttpServerError(HttpMessages.areaWithAnonymousRoute(description));
         }
         const requiresAuthentication =
           route.authorization === undefined

@@ -6,7 +6,7 @@ import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
 import { HttpRequest } from "./http-request.js";
 import { HttpResponse } from "./http-response.js";
-import { HttpDefaults, HttpStatus, HttpTexts } from "./http-texts.js";
+import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpLogger } from "./logging/http-logger.js";
 import { BodyReader } from "./body-reader.js";
 import { writePreflight, writeResponse } from "./response-writer.js";
@@ -169,8 +169,8 @@ export class RequestPipeline<C> {
     try {
       context = settings.createContext();
       (context as ContextHooks).attachRequest?.(request, response);
-      if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpTexts.payloadTooLarge(settings.maxRequestContentLength));
-      if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpTexts.methodOverrideRefused);
+      if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpMessages.payloadTooLarge(settings.maxRequestContentLength));
+      if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpMessages.methodOverrideRefused);
       pending = this.#dispatch(request, response, context);
     } catch (error) {
       this.#complete(res, request, response, context, tooLarge, true, error);
@@ -241,14 +241,14 @@ export class RequestPipeline<C> {
     if (!routedMethods.has(request.method)) throw new HttpMethodNotAllowedError(request.method, request.path, []);
     const allow = this.#settings.router.allowedMethods(path);
     if (allow.length > 0) throw new HttpMethodNotAllowedError(request.method, request.path, allow);
-    throw new HttpError(HttpStatus.notFound, HttpTexts.commandNotFound(request.path));
+    throw new HttpError(HttpStatus.notFound, HttpMessages.commandNotFound(request.path));
   }
 
   /** Checks the areas, converts the arguments and runs the handler; a synchronous result is serialized here. */
   #invoke(match: HttpRouteMatch<RouteTarget<C>>, request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
     const target = match.target;
     for (const area of target.areas) {
-      if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(`Area ${area} is required by ${target.description}.`);
+      if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(HttpMessages.areaRequired(area, target.description));
     }
     const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request.path);
     const controller = new target.controller(context, request, response);
@@ -340,7 +340,7 @@ function int32Args(values: readonly string[], path: string): number[] {
   for (const value of values) {
     const number = int32Pattern.test(value) ? Number(value) : Number.NaN;
     if (!isInt32(number)) {
-      throw new HttpError(HttpStatus.badRequest, HttpTexts.invalidInt32Segment(value, path));
+      throw new HttpError(HttpStatus.badRequest, HttpMessages.invalidInt32Segment(value, path));
     }
     args.push(number);
   }

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpResponse } from "./http-response.js";
-import { HttpDefaults, HttpStatus } from "./http-texts.js";
+import { HttpDefaults, HttpStatus } from "./http-messages.js";
 
 /** Answers a CORS preflight: 200, empty body, the CORS headers (SPEC.md 4.5). @internal */
 export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeConnection: boolean): void {

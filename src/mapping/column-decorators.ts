@@ -3,6 +3,7 @@ import type { ColumnType, EntityClass } from "./column-type.js";
 import type { LazyList } from "./lazy.js";
 import { annotateMember } from "./metadata-store.js";
 import { MappingKey } from "./mapping-keys.js";
+import { MappingMessages } from "./mapping-messages.js";
 
 /**
  * Compiles only when the field type `F` is exactly the declared type `V`: a field that cannot hold
@@ -39,7 +40,7 @@ export function Column<V>(first: string, second: string | ColumnType<V>, third?:
     typeof second === "string"
       ? { alias: first, name: second, type: third as ColumnType<unknown> }
       : { alias: undefined, name: first, type: second as ColumnType<unknown> };
-  if (declaration.type === undefined) throw new TypeError(`@Column("${declaration.name}") needs a column type, e.g. Type.string.`);
+  if (declaration.type === undefined) throw new TypeError(MappingMessages.columnWithoutType(declaration.name));
   return (_value, context) => annotateMember(context, MappingKey.column, declaration);
 }
 

@@ -4,6 +4,7 @@ import type { ColumnDeclaration, DetailColumnDeclaration } from "./column-decora
 import type { JoinDeclaration, RelationDeclaration, WhereClauseConstant } from "./entity-decorators.js";
 import { auditRoles, MappingKey, type AuditRole } from "./mapping-keys.js";
 import { rawEntityOf, type RawEntity, type RawMember } from "./metadata-store.js";
+import { MappingMessages } from "./mapping-messages.js";
 
 /** One mapped column of an entity: a field of the class bound to a column of its table or of a joined one. */
 export class ColumnMapping {
@@ -145,42 +146,39 @@ export class EntityMapping<T extends object = object> {
     this.annotations = raw.annotations;
     this.members = raw.members;
     const fail = (what: string): never => {
-      throw new MappingError(`${this.name}: ${what}`);
+      throw new MappingError(MappingMessages.invalidEntity(this.name, what));
     };
 
     const tables = raw.annotations.get(MappingKey.table) ?? [];
-    if (tables.length === 0) fail("the class has no @Table; every entity needs one.");
-    if (tables.length > 1) fail("@Table is applied more than once.");
+    if (tables.length === 0) fail(MappingMessages.noTable);
+    if (tables.length > 1) fail(MappingMessages.appliedTwice("Table"));
     this.tableName = tables[0] as string;
     const sequences = raw.annotations.get(MappingKey.sequence) ?? [];
-    if (sequences.length > 1) fail("@Sequence is applied more than once.");
+    if (sequences.length > 1) fail(MappingMessages.appliedTwice("Sequence"));
     this.sequenceName = sequences[0] as string | undefined;
     const whereClauses = raw.annotations.get(MappingKey.whereClause) ?? [];
-    if (whereClauses.length > 1) fail("@WhereClause is applied more than once.");
+    if (whereClauses.length > 1) fail(MappingMessages.appliedTwice("WhereClause"));
     this.whereClause = whereClauses[0] as string | undefined;
     this.whereClauseParameters = (raw.annotations.get(MappingKey.whereClauseParameter) ?? []) as WhereClauseParameterMapping[];
     for (const parameter of this.whereClauseParameters) {
       if (!isWhereClauseConstant(parameter.value)) {
-        fail(
-          `@WhereClauseParameter("${parameter.name}") has a value of a refused type (${describe(parameter.value)}); only string, integer, int64 (bigint), double, boolean and Date constants are accepted.`,
-        );
+        fail(MappingMessages.whereClauseParameterType(parameter.name, describe(parameter.value)));
       }
     }
-    if (this.whereClauseParameters.length > 0 && this.whereClause === undefined)
-      fail("@WhereClauseParameter is applied without a @WhereClause.");
+    if (this.whereClauseParameters.length > 0 && this.whereClause === undefined) fail(MappingMessages.whereClauseParameterAlone);
     this.relations = (raw.annotations.get(MappingKey.relation) ?? []) as RelationDeclaration[];
     // Class decorators run bottom-up: reverse them so the joins keep the order they are written in.
     this.joins = [...((raw.annotations.get(MappingKey.join) ?? []) as JoinDeclaration[])].reverse();
     const aliases = new Set<string>();
     for (const join of this.joins) {
       const alias = join.alias.toLowerCase();
-      if (aliases.has(alias)) fail(`two @Join use the alias "${join.alias}"; give each join of the same table its own alias.`);
+      if (aliases.has(alias)) fail(MappingMessages.duplicateJoinAlias(join.alias));
       if (
         join.sourceTableOrAlias !== undefined &&
         !aliases.has(join.sourceTableOrAlias.toLowerCase()) &&
         join.sourceTableOrAlias.toLowerCase() !== this.tableName.toLowerCase()
       ) {
-        fail(`@Join "${join.alias}" chains from "${join.sourceTableOrAlias}", which is not the entity's table or an earlier join.`);
+        fail(MappingMessages.joinChainUnknown(join.alias, join.sourceTableOrAlias));
       }
       aliases.add(alias);
     }
@@ -189,71 +187,65 @@ export class EntityMapping<T extends object = object> {
     const audit: Partial<Record<AuditRole, ColumnMapping>> = {};
     const detailMembers: [RawMember, DetailColumnDeclaration][] = [];
     for (const member of raw.members.values()) {
-      const where = `field ${member.name}`;
+      const field = member.name;
       const columnDeclarations = (member.annotations.get(MappingKey.column) ?? []) as ColumnDeclaration[];
       const detailDeclarations = (member.annotations.get(MappingKey.detailColumn) ?? []) as DetailColumnDeclaration[];
       for (const key of Object.values(MappingKey)) {
         if ((member.annotations.get(key)?.length ?? 0) > 1)
-          fail(`${where}: @${key.description?.replace("tenon.", "")} is applied more than once.`);
+          fail(MappingMessages.memberAppliedTwice(field, key.description?.replace("tenon.", "") ?? ""));
       }
       const roles = auditRoles.filter((role) => member.annotations.has(MappingKey[role]));
-      if (roles.length > 1) fail(`${where}: carries more than one change-tracking decorator (${roles.join(", ")}).`);
+      if (roles.length > 1) fail(MappingMessages.severalAuditRoles(field, roles.join(", ")));
       const isMarked =
         member.annotations.has(MappingKey.primaryKey) ||
         member.annotations.has(MappingKey.versionColumn) ||
         member.annotations.has(MappingKey.notFilterable) ||
         roles.length > 0;
       if (member.kind !== "field" && (columnDeclarations.length > 0 || detailDeclarations.length > 0 || isMarked))
-        fail(`${member.name}: mapping decorators apply to fields only.`);
-      if (member.isStatic && (columnDeclarations.length > 0 || detailDeclarations.length > 0))
-        fail(`${where}: a static field cannot be mapped.`);
+        fail(MappingMessages.decoratorOnNonField(member.name));
+      if (member.isStatic && (columnDeclarations.length > 0 || detailDeclarations.length > 0)) fail(MappingMessages.staticField(field));
       if (detailDeclarations.length > 0) {
-        if (columnDeclarations.length > 0) fail(`${where}: a field cannot carry both @Column and @DetailColumn.`);
-        if (isMarked) fail(`${where}: a @DetailColumn field cannot carry other mapping decorators.`);
+        if (columnDeclarations.length > 0) fail(MappingMessages.columnAndDetail(field));
+        if (isMarked) fail(MappingMessages.detailWithOthers(field));
         detailMembers.push([member, detailDeclarations[0]]);
         continue;
       }
       if (columnDeclarations.length === 0) {
-        if (isMarked) fail(`${where}: has a mapping decorator but no @Column.`);
+        if (isMarked) fail(MappingMessages.markedWithoutColumn(field));
         continue;
       }
       const declaration = columnDeclarations[0];
       const role = roles[0];
       const column = new ColumnMapping(member, declaration, role);
       if (column.alias !== undefined && !aliases.has(column.alias.toLowerCase())) {
-        fail(`${where}: @Column("${column.alias}", "${column.columnName}") names the alias "${column.alias}", which matches no @Join.`);
+        fail(MappingMessages.unknownJoinAlias(field, column.alias, column.columnName));
       }
-      if (column.isPrimaryKey && (column.type.kind !== "int32" || column.type.nullable))
-        fail(`${where}: the primary key must be declared Type.int32 (not null).`);
-      if (column.isVersion && (column.type.kind !== "int32" || column.type.nullable))
-        fail(`${where}: the version column must be declared Type.int32 (not null).`);
-      if (column.isPrimaryKey && column.isVersion) fail(`${where}: the primary key cannot also be the version column.`);
+      if (column.isPrimaryKey && (column.type.kind !== "int32" || column.type.nullable)) fail(MappingMessages.primaryKeyType(field));
+      if (column.isVersion && (column.type.kind !== "int32" || column.type.nullable)) fail(MappingMessages.versionType(field));
+      if (column.isPrimaryKey && column.isVersion) fail(MappingMessages.keyIsVersion(field));
       if ((column.isPrimaryKey || column.isVersion || role !== undefined) && column.alias !== undefined)
-        fail(`${where}: a joined column cannot be a key, version or change-tracking column.`);
+        fail(MappingMessages.joinedSpecialColumn(field));
       if (role?.endsWith("At") && (column.type.kind !== "date" || !column.type.nullable)) {
-        fail(
-          `${where}: @${capitalize(role)} needs a nullable date column (Type.date.orNull), not ${column.type.kind}${column.type.nullable ? " or null" : ""}.`,
-        );
+        fail(MappingMessages.auditDateType(field, capitalize(role), `${column.type.kind}${column.type.nullable ? " or null" : ""}`));
       }
       if (role?.endsWith("By") && column.type.kind !== "string")
-        fail(`${where}: @${capitalize(role)} needs a string column, not ${column.type.kind}.`);
+        fail(MappingMessages.auditUserType(field, capitalize(role), column.type.kind));
       if (role !== undefined) {
-        if (audit[role] !== undefined) fail(`@${capitalize(role)} is applied more than once.`);
+        if (audit[role] !== undefined) fail(MappingMessages.appliedTwice(capitalize(role)));
         audit[role] = column;
       }
       columns.push(column);
     }
     const keys = columns.filter((column) => column.isPrimaryKey);
-    if (keys.length === 0) fail("the class has no @PrimaryKey; every entity needs exactly one.");
-    if (keys.length > 1)
-      fail(`@PrimaryKey is applied to ${keys.length} fields (${keys.map((k) => k.property).join(", ")}); an entity has exactly one.`);
+    if (keys.length === 0) fail(MappingMessages.noPrimaryKey);
+    if (keys.length > 1) fail(MappingMessages.severalPrimaryKeys(keys.length, keys.map((k) => k.property).join(", ")));
     const versions = columns.filter((column) => column.isVersion);
-    if (versions.length > 1) fail("@VersionColumn is applied more than once.");
-    if (audit.deletedBy !== undefined && audit.deletedAt === undefined) fail("@DeletedBy requires @DeletedAt on the same entity.");
+    if (versions.length > 1) fail(MappingMessages.appliedTwice("VersionColumn"));
+    if (audit.deletedBy !== undefined && audit.deletedAt === undefined) fail(MappingMessages.deletedByWithoutDeletedAt);
     const seen = new Map<string, ColumnMapping>();
     for (const column of columns) {
       const key = `${column.alias?.toLowerCase() ?? ""}.${column.columnName.toLowerCase()}`;
-      if (seen.has(key)) fail(`fields ${seen.get(key)?.property} and ${column.property} map the same column ${column.columnName}.`);
+      if (seen.has(key)) fail(MappingMessages.sameColumnTwice(seen.get(key)?.property ?? "", column.property, column.columnName));
       seen.set(key, column);
       this.#byProperty.set(column.property, column);
     }
@@ -266,8 +258,7 @@ export class EntityMapping<T extends object = object> {
       const local = columns.find(
         (column) => column.alias === undefined && column.columnName.toLowerCase() === declaration.localColumn.toLowerCase(),
       );
-      if (local === undefined)
-        return fail(`field ${member.name}: @DetailColumn("${declaration.localColumn}", ...) names no column of this entity.`);
+      if (local === undefined) return fail(MappingMessages.detailColumnUnknown(member.name, declaration.localColumn));
       return new DetailMapping(member, declaration, local);
     });
   }
@@ -277,8 +268,7 @@ export class EntityMapping<T extends object = object> {
     const cached = cache.get(entityClass);
     if (cached !== undefined) return cached as EntityMapping<T>;
     const raw = rawEntityOf(entityClass);
-    if (raw === undefined)
-      throw new MappingError(`${entityClass.name}: the class is not an entity; it has no @Table and no mapped fields.`);
+    if (raw === undefined) throw new MappingError(MappingMessages.notAnEntity(entityClass.name));
     const mapping = new EntityMapping<T>(entityClass as ConcreteEntityClass<T>, raw);
     for (const check of mappingChecks) check(mapping, raw);
     cache.set(entityClass, mapping);

@@ -1,4 +1,5 @@
 import { TenonError } from "../errors.js";
+import { MappingMessages } from "./mapping-messages.js";
 
 /** How a `Lazy<T>` reaches the session that materialized its owner. @internal */
 export interface LazyLoader<T> {
@@ -56,9 +57,7 @@ export class Lazy<T extends object> {
     if (this.#id === null) return Promise.resolve(null);
     if (this.#value !== undefined) return Promise.resolve(this.#value);
     if (this.#loader === undefined) {
-      return Promise.reject(
-        new TenonError(`Lazy reference ${this.#id} is not attached to a context; load its owner through a Context first.`),
-      );
+      return Promise.reject(new TenonError(MappingMessages.lazyNotAttached(this.#id)));
     }
     const id = this.#id;
     this.#pending ??= this.#loader.load(id).then((value) => {
@@ -74,7 +73,7 @@ export class Lazy<T extends object> {
       this.id = null;
       return;
     }
-    if (this.#loader === undefined) throw new TenonError("Lazy.set(entity) needs a reference attached to a context; assign `id` instead.");
+    if (this.#loader === undefined) throw new TenonError(MappingMessages.lazySetDetached);
     this.#id = this.#loader.idOf(entity);
     this.#value = entity;
     this.#pending = undefined;
@@ -107,7 +106,7 @@ export class LazyList<T extends object> implements AsyncIterable<T> {
 
   /** The items in memory; throws when the list has not been loaded (call `load()` first). */
   get items(): readonly T[] {
-    if (this.#items === undefined) throw new TenonError("LazyList is not loaded; await load() first.");
+    if (this.#items === undefined) throw new TenonError(MappingMessages.lazyListNotLoaded);
     return this.#items;
   }
 

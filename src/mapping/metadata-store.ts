@@ -1,5 +1,6 @@
 import "./symbol-metadata.js";
 import type { EntityClass } from "./column-type.js";
+import { MappingMessages } from "./mapping-messages.js";
 
 /**
  * The one place where decorators record what they declare and where every layer reads it back.
@@ -62,8 +63,7 @@ export type MemberDecoratorContext =
 
 /** Records `value` under `key` for the member that `context` decorates. */
 export function annotateMember(context: MemberDecoratorContext, key: symbol, value: unknown): void {
-  if (typeof context.name !== "string")
-    throw new TypeError(`Tenon decorators apply to members with string names, not ${String(context.name)}.`);
+  if (typeof context.name !== "string") throw new TypeError(MappingMessages.memberNameNotString(String(context.name)));
   const raw = ownRawEntity(context.metadata);
   let member = raw.members.get(context.name);
   if (member === undefined) {

@@ -22,6 +22,7 @@ import {
   stamp,
   writableMapping,
 } from "./write-values.js";
+import { SessionMessages } from "./session-messages.js";
 
 /** Options of a read by primary key. */
 export interface GetOptions {
@@ -182,11 +183,10 @@ export class Context implements AsyncDisposable {
   /** Draws the next primary key of an entity class from its sequence (SPEC.md 2.8 rule 1). */
   async nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
     const mapping = EntityMapping.of(entityClass);
-    if (mapping.sequenceName === undefined) throw new TenonError(`${mapping.name}: drawing a key needs a @Sequence.`);
+    if (mapping.sequenceName === undefined) throw new TenonError(SessionMessages.noSequence(mapping.name));
     const connection = await this.#connection.acquire();
     const id = await connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
-    if (!(id >= 1 && id <= maxKey))
-      throw new KeyRangeError(`${mapping.name}: the sequence ${mapping.sequenceName} handed out ${id}, outside the int32 key range.`);
+    if (!(id >= 1 && id <= maxKey)) throw new KeyRangeError(SessionMessages.keyOutOfRange(mapping.name, mapping.sequenceName, id));
     return id;
   }
 
@@ -266,7 +266,7 @@ export class Context implements AsyncDisposable {
   async undelete<T extends object>(entity: T): Promise<void> {
     const mapping = writableMapping(entity);
     const statements = statementsOf(mapping, this.database.dialect);
-    if (statements.undeleteSql === undefined) throw new TenonError(`${mapping.name}: undelete needs a @DeletedAt column.`);
+    if (statements.undeleteSql === undefined) throw new TenonError(SessionMessages.undeleteWithoutDeletedAt(mapping.name));
     await this.transaction(async () => {
       const connection = await this.#connection.acquire();
       const deletedAt = mapping.audit.deletedAt?.get(entity);

@@ -2,6 +2,7 @@ import type { Connection } from "../engines/database.js";
 import { UniqueViolationError } from "../errors.js";
 import type { EntityStatements } from "../sql/entity-statements.js";
 import { columnValues } from "./write-values.js";
+import { SessionMessages } from "./session-messages.js";
 
 /** How many drawn keys an insert tries before it gives up on keys that clients took ahead of the sequence. */
 const maxKeyAttempts = 32;
@@ -25,7 +26,7 @@ export async function insertRow(
     const id = mapping.idOf(entity);
     const taken = (cause?: UniqueViolationError): UniqueViolationError =>
       new UniqueViolationError(
-        cause?.message ?? `${mapping.name}: a row with the key ${id} exists.`,
+        cause?.message ?? SessionMessages.keyTaken(mapping.name, id),
         true,
         { cause: cause?.cause },
         {

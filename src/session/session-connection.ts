@@ -1,6 +1,6 @@
 import { settledDisposal } from "../disposal.js";
 import type { Connection, Database } from "../engines/database.js";
-import { TenonError } from "../errors.js";
+import { ContextDisposedError } from "../errors.js";
 
 /**
  * Where a session's connection stands. One field holds it, so that no two fields can disagree (a promise
@@ -49,7 +49,7 @@ export class SessionConnection {
       case "opening":
         return state.pending;
       case "disposed":
-        return Promise.reject(new TenonError("The context has been disposed."));
+        return Promise.reject(new ContextDisposedError());
       case "idle": {
         const connection = this.now();
         if (connection !== undefined) return this.acquire();

@@ -1,5 +1,6 @@
 import { TenonError } from "../errors.js";
 import type { SessionConnection } from "./session-connection.js";
+import { SessionMessages } from "./session-messages.js";
 
 /**
  * The transaction of one session: the outermost `run` begins it on the session's connection and commits or
@@ -47,7 +48,7 @@ export class TransactionScope {
       try {
         await connection.rollback();
       } catch (rollbackError) {
-        throw new TenonError(`The transaction failed and so did its rollback: ${(rollbackError as Error).message}`, { cause: error });
+        throw new TenonError(SessionMessages.rollbackFailed((rollbackError as Error).message), { cause: error });
       }
       throw error;
     } finally {

@@ -1,5 +1,5 @@
 import type { Connection } from "../engines/database.js";
-import { ConcurrentUpdateError, RelationConstraintError, TenonError } from "../errors.js";
+import { ConcurrentUpdateError, ReadOnlyEntityError, RelationConstraintError } from "../errors.js";
 import { hasEvents, type EntityEventKind } from "../events/entity-events.js";
 import type { EntityClass } from "../mapping/column-type.js";
 import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
@@ -11,8 +11,7 @@ import { hasValidatorMethods } from "../validation/validate-entity.js";
 /** The mapping of an entity to be written; a join entity is read-only and refuses every write. */
 export function writableMapping(entity: object): EntityMapping {
   const mapping = EntityMapping.of(entity.constructor as EntityClass);
-  if (mapping.isJoinEntity)
-    throw new TenonError(`${mapping.name} is a join entity and is read-only: insert, update and delete are refused.`);
+  if (mapping.isJoinEntity) throw new ReadOnlyEntityError(mapping.name);
   return mapping;
 }
 

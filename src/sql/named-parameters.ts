@@ -1,6 +1,7 @@
 import { TenonError } from "../errors.js";
 import type { Dialect } from "./dialect.js";
 import type { CompiledStatement } from "./entity-statements.js";
+import { SqlMessages } from "./sql-messages.js";
 
 /** SQL of the application with `:name` parameters, in the engine's placeholder form with its values converted. */
 export function compileApplicationSql(sql: string, parameters: Readonly<Record<string, unknown>>, dialect: Dialect): CompiledStatement {
@@ -41,7 +42,7 @@ export function compileNamedParameters(sql: string, values: ReadonlyMap<string, 
       let end = i + 1;
       while (end < n && /\w/.test(sql[end])) end++;
       const name = sql.slice(i + 1, end);
-      if (!values.has(name)) throw new TenonError(`The SQL parameter :${name} has no value.`);
+      if (!values.has(name)) throw new TenonError(SqlMessages.parameterWithoutValue(name));
       out += dialect.placeholder(positional.length);
       positional.push(values.get(name));
       i = end;

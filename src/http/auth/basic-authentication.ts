@@ -1,8 +1,9 @@
 import { HttpUnauthorizedError } from "../http-errors.js";
 import type { HttpRequest } from "../http-request.js";
-import { HttpDefaults } from "../http-texts.js";
+import { HttpDefaults } from "../http-messages.js";
 import { HttpUser } from "../http-user.js";
 import { HttpAuthentication } from "./http-authentication.js";
+import { HttpMessages } from "../http-messages.js";
 
 /**
  * HTTP Basic authentication (RFC 7617). Reads `Authorization: Basic <base64(user:password)>` and asks
@@ -29,14 +30,14 @@ export abstract class BasicAuthentication<C> extends HttpAuthentication<C> {
   async check(request: HttpRequest): Promise<void> {
     const header = request.header("authorization") ?? "";
     const match = /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (match === null) throw new HttpUnauthorizedError(this.challenge, "No Basic credentials.");
+    if (match === null) throw new HttpUnauthorizedError(this.challenge, HttpMessages.noBasicCredentials);
     const decoded = Buffer.from(match[1], "base64").toString("utf8");
     const colon = decoded.indexOf(":");
-    if (colon < 0) throw new HttpUnauthorizedError(this.challenge, "Malformed Basic credentials.");
+    if (colon < 0) throw new HttpUnauthorizedError(this.challenge, HttpMessages.malformedBasicCredentials);
     const username = decoded.slice(0, colon);
     const result = await this.isValid(username, decoded.slice(colon + 1));
     if (result === true) request.user = new HttpUser(username);
     else if (result instanceof HttpUser) request.user = result;
-    else throw new HttpUnauthorizedError(this.challenge, "Invalid Basic credentials.");
+    else throw new HttpUnauthorizedError(this.challenge, HttpMessages.invalidBasicCredentials);
   }
 }

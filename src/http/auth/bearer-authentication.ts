@@ -3,6 +3,7 @@ import type { HttpRequest } from "../http-request.js";
 import { HttpUser } from "../http-user.js";
 import { HttpAuthentication } from "./http-authentication.js";
 import type { JwtKeyring, JwtPayload } from "./jwt-keyring.js";
+import { HttpMessages } from "../http-messages.js";
 
 /**
  * Bearer authentication with JSON Web Tokens (HS256 and RS256 with key ids, see `JwtKeyring`). Reads
@@ -23,16 +24,16 @@ export abstract class BearerAuthentication<C> extends HttpAuthentication<C> {
   async check(request: HttpRequest): Promise<void> {
     const header = request.header("authorization") ?? "";
     const match = /^bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);
-    if (match === null) throw new HttpUnauthorizedError(this.challenge, "No bearer token.");
+    if (match === null) throw new HttpUnauthorizedError(this.challenge, HttpMessages.noBearerToken);
     let payload: JwtPayload;
     try {
       payload = await this.keyring.verify(match[1]);
     } catch (error) {
-      throw new HttpUnauthorizedError(`${this.challenge} error="invalid_token"`, `Invalid bearer token: ${(error as Error).message}`);
+      throw new HttpUnauthorizedError(`${this.challenge} error="invalid_token"`, HttpMessages.invalidBearerToken((error as Error).message));
     }
     const result = await this.isValid(payload);
     if (result === true) request.user = new HttpUser(typeof payload.sub === "string" ? payload.sub : "");
     else if (result instanceof HttpUser) request.user = result;
-    else throw new HttpUnauthorizedError(`${this.challenge} error="invalid_token"`, "Bearer token refused.");
+    else throw new HttpUnauthorizedError(`${this.challenge} error="invalid_token"`, HttpMessages.bearerTokenRefused);
   }
 }

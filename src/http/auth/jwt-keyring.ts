@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
 import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from "jose";
 import { HttpServerError } from "../http-errors.js";
-import { HttpTexts } from "../http-texts.js";
+import { HttpMessages } from "../http-messages.js";
 
 /** The claims of a JSON Web Token. */
 export type JwtPayload = JWTPayload;
@@ -38,7 +38,7 @@ export class JwtKeyring {
   addHs256(kid: string, secret: string | Uint8Array): this {
     const bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret);
     if (bytes.length < minimumSecretBytes) {
-      throw new HttpServerError(`The HS256 secret of key '${kid}' must be at least ${minimumSecretBytes} bytes.`);
+      throw new HttpServerError(HttpMessages.hs256SecretTooShort(kid, minimumSecretBytes));
     }
     const key = createSecretKey(bytes);
     return this.#add(kid, { algorithm: "HS256", verifyKey: key, signKey: key });
@@ -52,7 +52,7 @@ export class JwtKeyring {
   }
 
   #add(kid: string, entry: KeyEntry): this {
-    if (this.#keys.has(kid)) throw new HttpServerError(`The key id '${kid}' was already added.`);
+    if (this.#keys.has(kid)) throw new HttpServerError(HttpMessages.duplicateKeyId(kid));
     this.#keys.set(kid, entry);
     return this;
   }
@@ -67,7 +67,7 @@ export class JwtKeyring {
           break;
         }
     const entry = kid === undefined ? undefined : this.#keys.get(kid);
-    if (kid === undefined || entry?.signKey === undefined) throw new HttpServerError(HttpTexts.bearerNoKey);
+    if (kid === undefined || entry?.signKey === undefined) throw new HttpServerError(HttpMessages.bearerNoKey);
     return new SignJWT(payload)
       .setProtectedHeader({ alg: entry.algorithm, kid, typ: "JWT" })
       .setIssuedAt()
@@ -87,7 +87,7 @@ export class JwtKeyring {
     let entry: KeyEntry | undefined;
     if (header.kid !== undefined) entry = this.#keys.get(header.kid);
     else if (this.#keys.size === 1) entry = this.#keys.values().next().value;
-    if (entry === undefined || entry.algorithm !== header.alg) throw new HttpServerError(HttpTexts.bearerNoKey);
+    if (entry === undefined || entry.algorithm !== header.alg) throw new HttpServerError(HttpMessages.bearerNoKey);
     return entry.verifyKey;
   }
 }

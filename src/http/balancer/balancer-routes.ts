@@ -1,6 +1,6 @@
 import { HttpController, type HttpControllerClass } from "../http-controller.js";
 import { HttpNotReadyError } from "../http-errors.js";
-import { HttpTexts } from "../http-texts.js";
+import { HttpMessages } from "../http-messages.js";
 import { AuthorizationType, Get, HttpAuthorizationType } from "../routing/route-decorators.js";
 import type { HttpReadiness } from "./http-readiness.js";
 
@@ -34,9 +34,9 @@ export function balancerController<C>(state: BalancerState): HttpControllerClass
     @Get("ready")
     @AuthorizationType(HttpAuthorizationType.None)
     async ready(): Promise<typeof okBody> {
-      if (state.draining) throw new HttpNotReadyError(HttpTexts.notReadyDraining);
+      if (state.draining) throw new HttpNotReadyError(HttpMessages.notReadyDraining);
       if (state.readiness !== undefined) await checkInTime(state.readiness, state.readinessTimeout);
-      if (state.draining) throw new HttpNotReadyError(HttpTexts.notReadyDraining);
+      if (state.draining) throw new HttpNotReadyError(HttpMessages.notReadyDraining);
       return okBody;
     }
   }
@@ -51,10 +51,10 @@ async function checkInTime(readiness: HttpReadiness, timeoutMs: number): Promise
   });
   try {
     const outcome = await Promise.race([readiness.check().then(() => "ready" as const), timeout]);
-    if (outcome === "timeout") throw new HttpNotReadyError(HttpTexts.notReadyTimeout(timeoutMs));
+    if (outcome === "timeout") throw new HttpNotReadyError(HttpMessages.notReadyTimeout(timeoutMs));
   } catch (error) {
     if (error instanceof HttpNotReadyError) throw error;
-    throw new HttpNotReadyError(HttpTexts.notReadyCheckFailed, { cause: error });
+    throw new HttpNotReadyError(HttpMessages.notReadyCheckFailed, { cause: error });
   } finally {
     clearTimeout(timer);
   }

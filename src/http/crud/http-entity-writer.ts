@@ -5,8 +5,9 @@ import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { isDeserialized } from "../../json/json-visibility.js";
 import { Lazy } from "../../mapping/lazy.js";
 import { HttpError, HttpNotFoundError } from "../http-errors.js";
-import { CrudTexts } from "./crud-texts.js";
+import { CrudMessages } from "./crud-messages.js";
 import type { HttpContext } from "./http-context.js";
+import { HttpStatus } from "../http-messages.js";
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
 export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;
@@ -72,7 +73,7 @@ export class HttpEntityWriter<T extends object> {
       });
     } catch (error) {
       if (!drawn && error instanceof UniqueViolationError && error.entity === this.#mapping.name && error.id === id)
-        throw new HttpError(409, CrudTexts.idTaken(id));
+        throw new HttpError(HttpStatus.conflict, CrudMessages.idTaken(id));
       throw error;
     }
     return this.context.toJson(entity, config);
@@ -85,11 +86,10 @@ export class HttpEntityWriter<T extends object> {
    */
   async update(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     const id = this.context.getId(this.entityClass, json);
-    if (id === undefined)
-      throw new InvalidInputError(`The body has no ${this.#mapping.primaryKey.property}: an update needs the id of the entity.`);
+    if (id === undefined) throw new InvalidInputError(CrudMessages.updateWithoutId(this.#mapping.primaryKey.property));
     const version = this.#mapping.versionColumn;
     if (version !== undefined && typeof (json as Record<string, unknown>)[version.property] !== "number") {
-      throw new InvalidInputError(`The body has no ${version.property}: an update needs the version the entity was read with.`);
+      throw new InvalidInputError(CrudMessages.updateWithoutVersion(version.property));
     }
     const entity = await this.context.fromJson(this.entityClass, json);
     await this.#keepHiddenColumns(entity, id);

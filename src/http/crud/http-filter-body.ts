@@ -3,7 +3,7 @@ import type { ComparisonOperator, Condition } from "../../filter/condition.js";
 import { Filter } from "../../filter/filter.js";
 import type { ColumnMapping } from "../../mapping/entity-mapping.js";
 import { fitsSize } from "../../values/text.js";
-import { CrudTexts } from "./crud-texts.js";
+import { CrudMessages } from "./crud-messages.js";
 import type { HttpFilterParameters } from "./http-filter-parameters.js";
 
 /** Deepest nesting of `or` groups a filter body may use. */
@@ -62,9 +62,9 @@ export function parseFilterBody(
   readValue: FilterValueReader,
   parameters: HttpFilterParameters,
 ): Filter {
-  if (!isPlainObject(body)) fail(CrudTexts.filterNotObject);
+  if (!isPlainObject(body)) fail(CrudMessages.filterNotObject);
   const keys = new Map(Object.keys(body).map((key) => [key.toLowerCase(), key]));
-  for (const [lower, key] of keys) if (!topKeys.has(lower)) fail(CrudTexts.unknownFilterProperty(key));
+  for (const [lower, key] of keys) if (!topKeys.has(lower)) fail(CrudMessages.unknownFilterProperty(key));
   const filter = new Filter();
   filter.includeDeleted = parameters.includeDeleted;
   const where = keys.has("where") ? body[keys.get("where") as string] : undefined;
@@ -73,37 +73,38 @@ export function parseFilterBody(
   const limit = keys.has("limit") ? body[keys.get("limit") as string] : undefined;
 
   if (where !== undefined && where !== null) {
-    if (!Array.isArray(where)) fail(CrudTexts.whereNotArray);
+    if (!Array.isArray(where)) fail(CrudMessages.whereNotArray);
     const counter = { leaves: 0, max: parameters.effectiveMaxWhereConditions };
     for (const item of where) filter.add(parseItem(item, 1, columns, readValue, counter));
   }
   if (orderBy !== undefined && orderBy !== null) {
-    if (!Array.isArray(orderBy)) fail(CrudTexts.orderByNotArray);
+    if (!Array.isArray(orderBy)) fail(CrudMessages.orderByNotArray);
     const max = parameters.effectiveMaxOrderByColumns;
-    if (max !== undefined && orderBy.length > max) fail(CrudTexts.tooManyOrderBy(max));
+    if (max !== undefined && orderBy.length > max) fail(CrudMessages.tooManyOrderBy(max));
     for (const item of orderBy) {
-      if (!isPlainObject(item)) fail(CrudTexts.orderByNotObject);
+      if (!isPlainObject(item)) fail(CrudMessages.orderByNotObject);
       let name: unknown;
       let direction: unknown;
       for (const [key, value] of Object.entries(item)) {
         const lower = key.toLowerCase();
-        if (!orderByKeys.has(lower)) fail(CrudTexts.unknownOrderByProperty(key));
+        if (!orderByKeys.has(lower)) fail(CrudMessages.unknownOrderByProperty(key));
         if (lower === "columnname") name = value;
         else direction = value;
       }
-      if (typeof name !== "string") fail(CrudTexts.columnNameMissing);
-      const column = columns.find(name) ?? fail(CrudTexts.columnNotFilterable(name));
-      if (direction !== undefined && direction !== null && typeof direction !== "string") fail(CrudTexts.badDirection(String(direction)));
+      if (typeof name !== "string") fail(CrudMessages.columnNameMissing);
+      const column = columns.find(name) ?? fail(CrudMessages.columnNotFilterable(name));
+      if (direction !== undefined && direction !== null && typeof direction !== "string")
+        fail(CrudMessages.badDirection(String(direction)));
       const normalized = typeof direction === "string" ? direction.trim().toUpperCase() : "";
-      if (normalized !== "" && normalized !== "ASC" && normalized !== "DESC") fail(CrudTexts.badDirection(String(direction)));
+      if (normalized !== "" && normalized !== "ASC" && normalized !== "DESC") fail(CrudMessages.badDirection(String(direction)));
       filter.orderBy.push({ column, direction: normalized === "DESC" ? "DESC" : "ASC" });
     }
   }
   if (start !== undefined && start !== null) {
-    if (typeof start !== "number" || !Number.isSafeInteger(start) || start < 0) fail(CrudTexts.badStart);
+    if (typeof start !== "number" || !Number.isSafeInteger(start) || start < 0) fail(CrudMessages.badStart);
     filter.offset = start;
   }
-  if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isSafeInteger(limit))) fail(CrudTexts.badLimit);
+  if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isSafeInteger(limit))) fail(CrudMessages.badLimit);
   filter.limit = effectiveLimit(limit as number | undefined | null, parameters);
   return filter;
 }
@@ -122,14 +123,14 @@ function parseItem(
   readValue: FilterValueReader,
   counter: { leaves: number; max: number | undefined },
 ): Condition {
-  if (!isPlainObject(item)) fail(CrudTexts.conditionNotObject);
+  if (!isPlainObject(item)) fail(CrudMessages.conditionNotObject);
   const entries = Object.entries(item);
   const orEntry = entries.find(([key]) => key.toLowerCase() === "or");
   if (orEntry !== undefined) {
-    if (entries.length !== 1) fail(CrudTexts.conditionNotObject);
+    if (entries.length !== 1) fail(CrudMessages.conditionNotObject);
     const group = orEntry[1];
-    if (!Array.isArray(group) || group.length === 0) fail(CrudTexts.orNotArray);
-    if (depth > maxOrDepth) fail(CrudTexts.orTooDeep(maxOrDepth));
+    if (!Array.isArray(group) || group.length === 0) fail(CrudMessages.orNotArray);
+    if (depth > maxOrDepth) fail(CrudMessages.orTooDeep(maxOrDepth));
     return { kind: "or", conditions: group.map((child) => parseItem(child, depth + 1, columns, readValue, counter)) };
   }
   let name: unknown;
@@ -138,7 +139,7 @@ function parseItem(
   let hasValue = false;
   for (const [key, entryValue] of entries) {
     const lower = key.toLowerCase();
-    if (!conditionKeys.has(lower)) fail(CrudTexts.unknownConditionProperty(key));
+    if (!conditionKeys.has(lower)) fail(CrudMessages.unknownConditionProperty(key));
     if (lower === "columnname") name = entryValue;
     else if (lower === "condition") conditionText = entryValue;
     else {
@@ -146,26 +147,26 @@ function parseItem(
       hasValue = true;
     }
   }
-  if (typeof name !== "string") fail(CrudTexts.columnNameMissing);
+  if (typeof name !== "string") fail(CrudMessages.columnNameMissing);
   counter.leaves++;
-  if (counter.max !== undefined && counter.leaves > counter.max) fail(CrudTexts.tooManyConditions(counter.max));
-  const column = columns.find(name) ?? fail(CrudTexts.columnNotFilterable(name));
-  if (typeof conditionText !== "string") fail(CrudTexts.conditionMissing(name));
+  if (counter.max !== undefined && counter.leaves > counter.max) fail(CrudMessages.tooManyConditions(counter.max));
+  const column = columns.find(name) ?? fail(CrudMessages.columnNotFilterable(name));
+  if (typeof conditionText !== "string") fail(CrudMessages.conditionMissing(name));
   const operator =
-    operators.get(conditionText.trim().replace(/\s+/g, " ").toUpperCase()) ?? fail(CrudTexts.unknownCondition(conditionText));
+    operators.get(conditionText.trim().replace(/\s+/g, " ").toUpperCase()) ?? fail(CrudMessages.unknownCondition(conditionText));
   if (operator === "IS NULL" || operator === "IS NOT NULL") {
-    if (hasValue && value !== null) fail(CrudTexts.valueNotAllowed(name, operator));
+    if (hasValue && value !== null) fail(CrudMessages.valueNotAllowed(name, operator));
     return { kind: "null", column, negated: operator === "IS NOT NULL" };
   }
-  if (!hasValue || value === undefined) fail(CrudTexts.valueMissing(name, operator));
+  if (!hasValue || value === undefined) fail(CrudMessages.valueMissing(name, operator));
   if (operator === "IN") {
-    if (!Array.isArray(value) || value.length === 0 || value.length > maxInValues) fail(CrudTexts.inNotArray(name, maxInValues));
+    if (!Array.isArray(value) || value.length === 0 || value.length > maxInValues) fail(CrudMessages.inNotArray(name, maxInValues));
     return { kind: "in", column, values: value.map((v) => convert(column, name, v, readValue)) };
   }
   if (operator === "LIKE" || operator === "NOT LIKE") {
-    if (column.type.kind !== "string") fail(CrudTexts.likeOnText(name));
-    if (typeof value !== "string") fail(CrudTexts.valueNotConvertible(name, "a string"));
-    if (!fitsSize(value, maxLikePatternLength)) fail(CrudTexts.likeTooLong(name, maxLikePatternLength));
+    if (column.type.kind !== "string") fail(CrudMessages.likeOnText(name));
+    if (typeof value !== "string") fail(CrudMessages.valueNotConvertible(name, "a string"));
+    if (!fitsSize(value, maxLikePatternLength)) fail(CrudMessages.likeTooLong(name, maxLikePatternLength));
     // Read like any text value of the column, so a NUL or a lone surrogate is refused the same way.
     return { kind: "compare", column, operator, value: readValue(column, value) };
   }
@@ -173,7 +174,7 @@ function parseItem(
 }
 
 function convert(column: ColumnMapping, name: string, value: unknown, readValue: FilterValueReader): unknown {
-  if (value === null || typeof value === "object") fail(CrudTexts.valueNotConvertible(name, expected(column)));
+  if (value === null || typeof value === "object") fail(CrudMessages.valueNotConvertible(name, expected(column)));
   return readValue(column, value);
 }
 

@@ -1,5 +1,5 @@
 import { HttpLogDiscarded } from "./http-log-records.js";
-import { OTHER_HOST } from "./log-texts.js";
+import { OTHER_HOST } from "./log-messages.js";
 
 /** Length of a host key (SPEC.md 8). */
 export const HOST_KEY_LENGTH = 64;

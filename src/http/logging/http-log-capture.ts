@@ -1,7 +1,7 @@
 import { HttpLogRedactedNames } from "./http-log-redacted-names.js";
 import type { HttpLogParameters } from "./http-log-parameters.js";
 import { HttpLogError, HttpLogRequest, HttpLogResponse, type HttpLogNameValues, type HttpLogUser } from "./http-log-records.js";
-import { logTexts, REDACTED } from "./log-texts.js";
+import { LogMessages, REDACTED } from "./log-messages.js";
 import { renderError } from "./render-error.js";
 
 /** The user of a request, as far as the log reads it (the shape of `HttpUser`). */
@@ -192,7 +192,7 @@ export function buildLogError(request: LoggedRequest, statusCode: number, taskId
     statusCode,
     tenant: request.user?.tenant ?? undefined,
     exceptionClassName: rendered?.className ?? "",
-    exceptionMessage: rendered?.message ?? logTexts.noException(statusCode),
+    exceptionMessage: rendered?.message ?? LogMessages.noException(statusCode),
     nestedExceptionClassName: rendered?.nestedClassName,
     nestedExceptionMessage: rendered?.nestedMessage,
   });

@@ -1,4 +1,4 @@
-import { logTexts } from "./log-texts.js";
+import { LogMessages } from "./log-messages.js";
 
 /** The values of an `HttpLogParameters`, each optional: a value left unsaid takes its default. */
 export interface HttpLogParameterOptions {
@@ -62,7 +62,7 @@ export class HttpLogParameters {
     const options: HttpLogParameterOptions =
       typeof first === "number" ? { threadPoolSize: first, queueCapacity, maxContentLength, maxItemCount } : (first ?? {});
     const poolSize = options.threadPoolSize ?? HttpLogParameters.defaultThreadPoolSize;
-    if (!Number.isInteger(poolSize) || poolSize < 1) throw new RangeError(logTexts.invalidPoolSize(poolSize));
+    if (!Number.isInteger(poolSize) || poolSize < 1) throw new RangeError(LogMessages.invalidPoolSize(poolSize));
     this.threadPoolSize = poolSize;
     this.queueCapacity = options.queueCapacity ?? HttpLogParameters.defaultQueueCapacity;
     this.maxContentLength = options.maxContentLength ?? HttpLogParameters.defaultMaxContentLength;

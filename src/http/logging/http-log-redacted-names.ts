@@ -1,6 +1,6 @@
 import { runningServers } from "./running-servers.js";
 import { HttpServerError } from "../http-errors.js";
-import { logTexts } from "./log-texts.js";
+import { LogMessages } from "./log-messages.js";
 
 /** Built-in header names whose values never reach a log writer (SPEC.md 2.7 rule 2). */
 const BUILT_IN_HEADERS = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key"] as const;
@@ -64,6 +64,6 @@ export class HttpLogRedactedNames {
   }
 
   static #checkStopped(name: string): void {
-    if (runningServers.count > 0) throw new HttpServerError(logTexts.redactedNamesLocked(name));
+    if (runningServers.count > 0) throw new HttpServerError(LogMessages.redactedNamesLocked(name));
   }
 }

@@ -1,5 +1,5 @@
 import { HttpLogAction, type HttpLogDiscarded, type HttpLogError, type HttpLogRequest, type HttpLogResponse } from "./http-log-records.js";
-import { logTexts } from "./log-texts.js";
+import { LogMessages } from "./log-messages.js";
 
 /**
  * The application's log writer (SPEC.md 6.2). Each log consumer creates its own instance on first use, so
@@ -19,12 +19,12 @@ export abstract class HttpLogWriter {
 
   /** Reports entries that a full queue rejected, per host. The default forwards to `writeAction` with a formatted message. */
   writeDiscarded(discarded: HttpLogDiscarded): void | Promise<void> {
-    return this.writeAction(new HttpLogAction(discarded.host, logTexts.discarded(discarded.host, discarded.count), "", discarded.time));
+    return this.writeAction(new HttpLogAction(discarded.host, LogMessages.discarded(discarded.host, discarded.count), "", discarded.time));
   }
 
   /** Writes the detail of a response with status >= 500. The default forwards to `writeAction`. */
   writeError(error: HttpLogError): void | Promise<void> {
-    const message = logTexts.error(
+    const message = LogMessages.error(
       error.exceptionClassName,
       error.exceptionMessage,
       error.nestedExceptionClassName,

@@ -1,5 +1,5 @@
 import { HttpServerError } from "../http-errors.js";
-import { HttpTexts } from "../http-texts.js";
+import { HttpMessages } from "../http-messages.js";
 
 /** The methods the router stores routes for. */
 export type HttpRouterMethod = "GET" | "POST" | "PUT" | "DELETE";
@@ -89,7 +89,7 @@ export class HttpRouter<T> {
     }
     const existing = slot[method];
     if (existing !== undefined) {
-      throw new HttpServerError(HttpTexts.duplicateRoute(`${method} ${pattern}`, describe(existing), describe(target)));
+      throw new HttpServerError(HttpMessages.duplicateRoute(`${method} ${pattern}`, describe(existing), describe(target)));
     }
     slot[method] = target;
     slot.methods.push(method);
@@ -190,13 +190,13 @@ function parsePattern(pattern: string): RouteShape {
     if (segment === "?") {
       placeholders++;
     } else if (segment === "*") {
-      if (i !== segments.length - 1) throw new HttpServerError(HttpTexts.catchAllNotLast(pattern));
-      if (placeholders > 0) throw new HttpServerError(HttpTexts.catchAllAfterPlaceholder(pattern));
+      if (i !== segments.length - 1) throw new HttpServerError(HttpMessages.catchAllNotLast(pattern));
+      if (placeholders > 0) throw new HttpServerError(HttpMessages.catchAllAfterPlaceholder(pattern));
       catchAll = true;
     } else if (segment.includes("?") || segment.includes("*") || segment.includes("\0")) {
-      throw new HttpServerError(HttpTexts.invalidSegment(pattern, segment));
+      throw new HttpServerError(HttpMessages.invalidSegment(pattern, segment));
     } else {
-      if (placeholders > 0) throw new HttpServerError(HttpTexts.fixedSegmentAfterPlaceholder(pattern));
+      if (placeholders > 0) throw new HttpServerError(HttpMessages.fixedSegmentAfterPlaceholder(pattern));
       fixed.push(segment.toLowerCase());
     }
   }

@@ -1,5 +1,5 @@
 import { HttpServerError } from "../http-errors.js";
-import { HttpTexts } from "../http-texts.js";
+import { HttpMessages } from "../http-messages.js";
 
 /** Whether a route requires an authenticated caller (SPEC.md 5 rule 4). */
 export enum HttpAuthorizationType {
@@ -78,7 +78,7 @@ interface MethodContextFacts {
 
 function declarationOfMethod(value: object, context: MethodContextFacts): MethodDeclaration {
   if (context.static || context.private || typeof context.name !== "string") {
-    throw new HttpServerError(HttpTexts.decoratorOnStaticOrPrivate(String(context.name)));
+    throw new HttpServerError(HttpMessages.decoratorOnStaticOrPrivate(String(context.name)));
   }
   let declaration = methodDeclarations.get(value);
   if (declaration === undefined) {

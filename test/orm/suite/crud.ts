@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ConcurrentUpdateError, Context, EntityNotFoundError, Filter, MappingError } from "tenon";
+import { ConcurrentUpdateError, Context, ContextDisposedError, EntityNotFoundError, Filter, MappingError } from "tenon";
 import { Company, Employee, insertCompany } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
@@ -50,8 +50,8 @@ export function crudSuite(harness: EngineHarness): void {
       await assert.rejects(unmapped, MappingError);
       const company = await insertCompany(context, "Before Dispose");
       await context.dispose();
-      await assert.rejects(context.tryGet(Company, company.id + 1), /disposed/);
-      await assert.rejects(context.select(Company, new Filter()), /disposed/);
+      await assert.rejects(context.tryGet(Company, company.id + 1), ContextDisposedError);
+      await assert.rejects(context.select(Company, new Filter()), ContextDisposedError);
       await using again = new Context(db.database);
       assert.equal((await again.get(Company, company.id)).name, "Before Dispose", "the connection went back and serves the next session");
     });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Context, Filter, TenonError } from "tenon";
+import { Context, Filter, ReadOnlyEntityError } from "tenon";
 import { ActiveCompany, Company, Employee, EmployeeDirectory } from "../fixtures.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
@@ -62,12 +62,13 @@ export function joinsSuite(harness: EngineHarness): void {
       );
     });
 
-    it("a join entity is read-only: insert, update and delete raise TenonError", async () => {
+    it("a join entity is read-only: insert, update and delete raise ReadOnlyEntityError naming it", async () => {
       await using context = new Context(db.database);
       const [row] = await context.selectAll(EmployeeDirectory);
-      await assert.rejects(context.insert(new EmployeeDirectory()), TenonError);
-      await assert.rejects(context.update(row), TenonError);
-      await assert.rejects(context.delete(row), TenonError);
+      const refused = (error: unknown): boolean => error instanceof ReadOnlyEntityError && error.entity === "EmployeeDirectory";
+      await assert.rejects(context.insert(new EmployeeDirectory()), refused);
+      await assert.rejects(context.update(row), refused);
+      await assert.rejects(context.delete(row), refused);
     });
 
     it("join entities bypass the identity map", async () => {

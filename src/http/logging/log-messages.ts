@@ -3,7 +3,7 @@
  * `writeDiscarded` and `writeError` hand to `writeAction`, and the refusal of `HttpLogRedactedNames.add()`.
  * @internal
  */
-export const logTexts = {
+export const LogMessages = {
   /** The message of the action that the default `HttpLogWriter.writeDiscarded` writes. */
   discarded: (host: string, count: number): string =>
     `${count} log ${count === 1 ? "entry was" : "entries were"} discarded for host ${host}: the log queue was full.`,

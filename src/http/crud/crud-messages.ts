@@ -1,5 +1,5 @@
 /** Every client-facing text of the generic CRUD layer, in one place. */
-export const CrudTexts = {
+export const CrudMessages = {
   columnNotFilterable: (name: string): string =>
     `Column ${name} cannot be used in a filter: it is not a column of this entity, or it is marked as not filterable.`,
   filterNotObject: "The filter body must be a JSON object.",
@@ -29,4 +29,6 @@ export const CrudTexts = {
   badStart: "The filter property start must be a non-negative integer.",
   badLimit: "The filter property limit must be an integer.",
   idTaken: (id: number): string => `Entity ${id} already exists.`,
+  updateWithoutId: (property: string): string => `The body has no ${property}: an update needs the id of the entity.`,
+  updateWithoutVersion: (property: string): string => `The body has no ${property}: an update needs the version the entity was read with.`,
 } as const;

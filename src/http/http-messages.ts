@@ -1,6 +1,7 @@
 /**
  * Every status code, error text and default value of the HTTP server, in one place (STYLE.md "one home
- * for each fact"). Nothing else in `src/http` writes a user-visible sentence of its own.
+ * for each fact"). Nothing else in `src/http` writes a user-visible sentence of its own (the CRUD layer's
+ * are in crud/crud-messages.ts, the logging part's in logging/log-messages.ts); docs/errors.md lists them.
  * @internal
  */
 
@@ -35,7 +36,7 @@ export const HttpDefaults = {
 } as const;
 
 /** The texts of the error bodies (API.md "Error bodies") and of the refused configuration changes. */
-export const HttpTexts = {
+export const HttpMessages = {
   internalServerError: "Internal server error.",
   unauthorized: (path: string) => `Access unauthorized: ${path}.`,
   forbidden: (path: string) => `Access forbidden: ${path}.`,
@@ -47,7 +48,6 @@ export const HttpTexts = {
   methodOverrideRefused: "Method override headers are not accepted by this server.",
   malformedJson: "The request body is not valid JSON.",
   invalidInt32Segment: (segment: string, path: string) => `The segment '${segment}' of ${path} is not a valid 32-bit integer.`,
-  badRequest: "Bad request.",
   notReadyDraining: "Not ready: the server is stopping.",
   notReadyCheckFailed: "Not ready: the readiness check failed.",
   notReadyTimeout: (ms: number) => `Not ready: the readiness check did not answer within ${ms} ms.`,
@@ -75,7 +75,15 @@ export const HttpTexts = {
   invalidSegment: (route: string, segment: string) =>
     `The route ${route} has an invalid segment '${segment}': '?' and '*' must stand alone.`,
   duplicateRoute: (route: string, first: string, second: string) => `The route ${route} is declared twice: by ${first} and by ${second}.`,
-  authenticationAlreadyRegistered: "An authentication class is already registered.",
   bearerNoKey: "No key is configured for this token.",
+  areaRequired: (area: string, route: string) => `Area ${area} is required by ${route}.`,
+  noBearerToken: "No bearer token.",
+  invalidBearerToken: (reason: string) => `Invalid bearer token: ${reason}`,
+  bearerTokenRefused: "Bearer token refused.",
+  noBasicCredentials: "No Basic credentials.",
+  malformedBasicCredentials: "Malformed Basic credentials.",
+  invalidBasicCredentials: "Invalid Basic credentials.",
+  hs256SecretTooShort: (kid: string, bytes: number) => `The HS256 secret of key '${kid}' must be at least ${bytes} bytes.`,
+  duplicateKeyId: (kid: string) => `The key id '${kid}' was already added.`,
   decoratorOnStaticOrPrivate: (name: string) => `The routing decorator on ${name} must be on a public instance method.`,
 } as const;

@@ -2,7 +2,7 @@
  * Every sentence the worker supervisor writes, in one place.
  * @internal
  */
-export const ClusterTexts = {
+export const ClusterMessages = {
   invalidWorkerCount: (value: number) => `The number of workers must be an integer of at least 1, not ${value}.`,
   primaryServing: (pid: number, workers: readonly number[]) => `tenon: primary ${pid} serves with workers ${workers.join(", ")}`,
   primaryStopping: (signal: string, workers: number) => `tenon: ${signal}: stopping ${workers} workers`,
