@@ -278,6 +278,8 @@ test("a writer whose promise never resolves blocks neither the caller nor close 
   }
   const logger = opened(new HttpLogger(Stuck, new HttpLogParameters({ queueCapacity: 10, closeTimeout: 200 })));
   for (let i = 0; i < 100; i++) logger.logRequest(fakeRequest());
+  // The consumer starts on a later turn; on a busy machine 20 ms is not always enough for it to take the first entry.
+  for (let waited = 0; written === 0 && waited < 2000; waited += 10) await delay(10);
   await delay(20);
   assert.equal(written, 1, "the consumer waits on the first entry; the callers never did");
   const started = Date.now();
@@ -286,7 +288,7 @@ test("a writer whose promise never resolves blocks neither the caller nor close 
   assert.ok(took >= 150 && took < 5000, `close waited for its timeout, then gave up (${took} ms)`);
   logger.open({});
   logger.logRequest(fakeRequest());
-  await delay(20);
+  for (let waited = 0; written === 1 && waited < 2000; waited += 10) await delay(10);
   assert.equal(written, 2, "after a restart a fresh consumer writes again");
   await logger.close();
 });
