@@ -198,3 +198,49 @@ export class SchemaMismatchError extends TenonError {
     this.differences = differences;
   }
 }
+
+/** Why a database failure is transient: what went wrong, in terms a retry policy can decide on. */
+export type TransientKind =
+  /** A serialization failure, a deadlock, a lock wait timeout or a certification failure: the server rolled the work back. */
+  | "conflict"
+  /** The connection was lost, refused or shut down by the server. */
+  | "connection"
+  /** The embedded engine's file stayed locked by another process beyond its busy timeout. */
+  | "busy"
+  /** The statement ran longer than the statement timeout, or was cancelled. */
+  | "timeout";
+
+/**
+ * A database failure that may not happen again if the work is tried later: a serialization or certification
+ * failure, a deadlock, a lost or refused connection, a busy file, a statement timeout. The engines classify
+ * their drivers' errors into it (each in its `*-errors.ts`); the HTTP layer answers it 503 with `Retry-After`
+ * (API.md), never 500, and the message goes only to the log.
+ */
+export class TransientDatabaseError extends DatabaseError {
+  /** What kind of transient failure this is. */
+  readonly kind: TransientKind;
+  /**
+   * Whether running the whole unit of work again is safe: true when the server certainly did not keep any of
+   * it (rolled back, or never reached). False when the outcome is in doubt, such as a connection lost after
+   * COMMIT (or a single self-committing statement) was sent, and for timeouts, which a retry would repeat.
+   */
+  readonly retrySafe: boolean;
+  /** Whether the connection is gone: the session must take another one before it runs anything else. */
+  readonly connectionLost: boolean;
+  /**
+   * @param message what went wrong (for the log). @param kind the kind of failure. @param retrySafe whether a
+   * retry is safe. @param connectionLost whether the connection is gone.
+   */
+  constructor(message: string, kind: TransientKind, retrySafe: boolean, connectionLost: boolean, options?: ErrorOptions) {
+    super(message, options);
+    this.kind = kind;
+    this.retrySafe = retrySafe;
+    this.connectionLost = connectionLost;
+  }
+
+  /** The same failure with the retry marked unsafe (its outcome is in doubt). */
+  inDoubt(): TransientDatabaseError {
+    if (!this.retrySafe) return this;
+    return new TransientDatabaseError(this.message, this.kind, false, this.connectionLost, { cause: this.cause });
+  }
+}

@@ -31,6 +31,11 @@ export class DemoContext {
     this.#request = request;
   }
 
+  /** Called by the server when the client has gone before its answer: stops the statement the session runs. */
+  abort(): void {
+    void this.#orm?.cancel();
+  }
+
   /**
    * Gives the database connection back. Not an async method: it answers what the session's `dispose()` answers,
    * or undefined when no session was opened, so the server has nothing to wait for on most requests.

@@ -1,5 +1,8 @@
 import type { Dialect } from "../sql/dialect.js";
 
+/** The default statement timeout of the server engines, in milliseconds (`statementTimeout` in their options). */
+export const defaultStatementTimeout = 30_000;
+
 /** One connection taken from a database's pool, used by one session at a time. */
 export interface Connection {
   /**
@@ -34,6 +37,12 @@ export interface Connection {
   nextId(sequence: string, table: string, keyColumn: string): Promise<number>;
   /** Gives the connection back to its pool. */
   release(): void;
+  /**
+   * Asks the server to stop the statement this connection is running now, if any (its client has gone);
+   * the statement then fails with a timeout-kind `TransientDatabaseError`. Resolves when the request was
+   * sent; never rejects. Optional: the embedded engine, whose statements run synchronously, has none.
+   */
+  cancel?(): Promise<void>;
 }
 
 /** A database that sessions draw connections from: a pool, or the embedded engine's one connection. */

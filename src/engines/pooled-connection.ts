@@ -1,4 +1,8 @@
+import { TransientDatabaseError } from "../errors.js";
 import type { Connection } from "./database.js";
+
+/** What a statement does, for deciding whether a lost connection leaves it in doubt: see `PooledConnection.run`. */
+export type StatementMode = "read" | "write" | "commit";
 
 /** The driver-specific half of a pooled connection: what `PooledConnection` needs from each engine. */
 export interface PooledDriverConnection<R> {
@@ -8,6 +12,8 @@ export interface PooledDriverConnection<R> {
   giveBack(close: boolean): void;
   /** Starts or stops listening for the connection's asynchronous "error" event. */
   listen(onError: ((error: unknown) => void) | undefined): void;
+  /** Asks the server, over another connection, to stop the statement running on this one. */
+  cancel(): Promise<void>;
 }
 
 /** How one engine describes its failures. */
@@ -35,6 +41,8 @@ export abstract class PooledConnection<R> implements Connection {
   #lost: unknown;
   #inTransaction = false;
   #released = false;
+  /** Statements sent and not yet answered (a session sends one at a time; the count guards a cancel). */
+  #running = 0;
   readonly #onError = (error: unknown): void => {
     this.#lost ??= error;
   };
@@ -73,7 +81,7 @@ export abstract class PooledConnection<R> implements Connection {
   /** @inheritdoc */
   async commit(): Promise<void> {
     try {
-      await this.run("COMMIT", []);
+      await this.run("COMMIT", [], "commit");
     } finally {
       this.#inTransaction = false;
     }
@@ -106,15 +114,37 @@ export abstract class PooledConnection<R> implements Connection {
     this.#giveBack(true);
   }
 
-  /** Sends a statement, refusing it on a connection given back or broken, and noting a connection that breaks. */
-  protected async run(sql: string, parameters: readonly unknown[]): Promise<R> {
+  /**
+   * Sends a statement, refusing it on a connection given back or broken, and noting a connection that breaks.
+   * A connection lost while a statement that commits ran (COMMIT, or a write outside a transaction, which
+   * commits by itself) leaves the outcome in doubt: the error is marked unsafe to retry. Lost anywhere else
+   * (a read, or any statement inside a transaction), the server kept nothing of it, and a retry is safe.
+   */
+  protected async run(sql: string, parameters: readonly unknown[], mode: StatementMode = "read"): Promise<R> {
     if (this.#released) throw this.#errors.givenBack();
     if (this.#lost !== undefined) throw this.#errors.wrap(this.#lost);
+    this.#running++;
     try {
       return await this.#driver.send(sql, parameters);
     } catch (error) {
-      if (this.#errors.isConnectionLost(error)) this.#lost ??= error;
-      throw this.#errors.wrap(error);
+      const lost = this.#errors.isConnectionLost(error);
+      if (lost) this.#lost ??= error;
+      const wrapped = this.#errors.wrap(error);
+      const commits = mode === "commit" || (mode === "write" && !this.#inTransaction);
+      if (lost && commits && wrapped instanceof TransientDatabaseError) throw wrapped.inDoubt();
+      throw wrapped;
+    } finally {
+      this.#running--;
+    }
+  }
+
+  /** @inheritdoc */
+  async cancel(): Promise<void> {
+    if (this.#running === 0 || this.#released || this.#lost !== undefined) return;
+    try {
+      await this.#driver.cancel();
+    } catch {
+      // The statement runs on to its end or to the statement timeout: nothing else to do.
     }
   }
 

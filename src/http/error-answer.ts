@@ -4,6 +4,7 @@ import {
   EntityNotFoundError,
   InvalidInputError,
   RelationConstraintError,
+  TransientDatabaseError,
   UniqueViolationError,
   ValidationError,
   type ValidationFailure,
@@ -49,10 +50,15 @@ function clientError(
   return { status, body, headers, taskId: "" };
 }
 
+/** The constant body of a 503 for a transient database failure (API.md). */
+const serviceUnavailableBody = JSON.stringify({ status: HttpStatus.serviceUnavailable, message: HttpMessages.serviceUnavailable });
+const retryAfter: readonly (readonly [string, string])[] = [["Retry-After", String(HttpDefaults.retryAfterSeconds)]];
+
 /**
  * Maps what a request raised to its answer: the HTTP errors to their status, the ORM's errors to 404, 409
  * (a stale version, a delete that a relation refuses, a duplicate key),
- * 422 and 400, anything else to 500. A status >= 500 always gets the constant body with a task id.
+ * 422 and 400, a transient database failure to 503 with `Retry-After`, anything else to 500. A status >= 500
+ * gets a constant body (with a task id for the 500s), and its task id goes to the log with the cause.
  * @internal
  */
 export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
@@ -82,6 +88,8 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     return clientError(HttpStatus.unprocessableEntity, error.message, [], error.errors);
   } else if (error instanceof InvalidInputError) {
     return clientError(HttpStatus.badRequest, error.message);
+  } else if (error instanceof TransientDatabaseError) {
+    return { status: HttpStatus.serviceUnavailable, body: serviceUnavailableBody, headers: retryAfter, taskId: newTaskId() };
   }
   const taskId = newTaskId();
   return { status, body: serverErrorBody(status, taskId), headers: [], taskId };

@@ -33,11 +33,14 @@ export const HttpDefaults = {
   notReadyRetryAfterSeconds: 1,
   jsonContentType: "application/json; charset=utf-8",
   basicRealm: "tenon",
+  /** Seconds in the `Retry-After` of a 503 for a transient database failure. */
+  retryAfterSeconds: 1,
 } as const;
 
 /** The texts of the error bodies (API.md "Error bodies") and of the refused configuration changes. */
 export const HttpMessages = {
   internalServerError: "Internal server error.",
+  serviceUnavailable: "Service temporarily unavailable: try again.",
   unauthorized: (path: string) => `Access unauthorized: ${path}.`,
   forbidden: (path: string) => `Access forbidden: ${path}.`,
   commandNotFound: (path: string) => `Command ${path} not found.`,

@@ -44,6 +44,11 @@ export interface PipelineSettings<C> {
 /** The optional hooks a context class may have. */
 interface ContextHooks {
   attachRequest?(request: HttpRequest, response: HttpResponse): void;
+  /**
+   * Called once when the client goes away (its connection closes) while an asynchronous handler still runs:
+   * the place to cancel the database statement it waits for (an ORM session's `cancel()`).
+   */
+  abort?(): void;
   /** May answer undefined when nothing is left to wait for (no session was opened). */
   [Symbol.asyncDispose]?(): PromiseLike<void> | void;
   [Symbol.dispose]?(): void;
@@ -180,6 +185,7 @@ export class RequestPipeline<C> {
       this.#complete(res, request, response, context, tooLarge, false, undefined);
     } else {
       const built = context;
+      if (typeof (built as ContextHooks).abort === "function") abortWhenGone(res, built as ContextHooks);
       // One reaction for the handler's promise: its value is serialized here, then the answer is sent.
       pending.then(
         (value: unknown) => {
@@ -310,6 +316,18 @@ export class RequestPipeline<C> {
       if (response.statusCode >= 500) logger.logError(request, response, taskId, error);
     }
   }
+}
+
+/** Calls the context's `abort()` when the client's connection closes before the answer was written. */
+function abortWhenGone(res: ServerResponse, context: ContextHooks): void {
+  res.once("close", () => {
+    if (res.writableFinished) return;
+    try {
+      context.abort?.();
+    } catch (error) {
+      reportInternalError(error);
+    }
+  });
 }
 
 /** The path part of a request target (absolute-form targets reduced to their path). */

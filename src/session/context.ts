@@ -1,4 +1,4 @@
-import { EntityNotFoundError, KeyRangeError, TenonError } from "../errors.js";
+import { EntityNotFoundError, KeyRangeError, TenonError, type TransientDatabaseError } from "../errors.js";
 import type { Connection, Database } from "../engines/database.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { Filter } from "../filter/filter.js";
@@ -10,6 +10,7 @@ import { validateEntity } from "../validation/validate-entity.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
 import { insertRow } from "./insert-row.js";
+import { type RetryOption, retryPolicyOf, runWithRetry } from "./retry-policy.js";
 import { SessionConnection } from "./session-connection.js";
 import { TransactionScope } from "./transaction-scope.js";
 import {
@@ -28,6 +29,15 @@ import { SessionMessages } from "./session-messages.js";
 export interface GetOptions {
   /** Read a soft-deleted row too (needed to undelete it). */
   readonly includeDeleted?: boolean;
+}
+
+/** Options of `Context.transaction`. */
+export interface TransactionOptions {
+  /**
+   * Run the whole transaction again after a transient failure whose retry is safe (see `RetryPolicy`;
+   * `true` for the default policy). Ignored by a transaction that joins an outer one: the outer decides.
+   */
+  readonly retry?: RetryOption;
 }
 
 /**
@@ -291,10 +301,43 @@ export class Context implements AsyncDisposable {
 
   /**
    * Runs `work` in one transaction: commit when it resolves, roll back when it throws. A transaction
-   * inside a transaction joins the outer one.
+   * inside a transaction joins the outer one. With `retry`, a transient failure whose retry is safe (a
+   * serialization or certification failure, a deadlock, a connection lost before COMMIT was sent) rolls
+   * back and runs `work` again, on a new connection when the old one was lost; `work` must then be safe to
+   * run more than once (no effects outside the database, or effects that may repeat).
    */
-  transaction<R>(work: () => Promise<R>): Promise<R> {
-    return this.#transaction.run(work);
+  transaction<R>(work: () => Promise<R>, options?: TransactionOptions): Promise<R> {
+    const policy = this.#transaction.active ? undefined : retryPolicyOf(options?.retry);
+    if (policy === undefined) return this.#transaction.run(work);
+    return runWithRetry(policy, () => this.#transaction.run(work), this.#recover);
+  }
+
+  /**
+   * Runs `work`, and runs it again after a transient failure whose retry is safe, as `transaction` with
+   * `retry` does, but without a transaction of its own (for work that opens its transactions itself, or is
+   * a single statement). Inside a transaction `work` runs once: the outermost unit is what can be retried.
+   */
+  retrying<R>(work: () => Promise<R>, retry: RetryOption = true): Promise<R> {
+    const policy = this.#transaction.active ? undefined : retryPolicyOf(retry);
+    if (policy === undefined) return work();
+    return runWithRetry(policy, work, this.#recover);
+  }
+
+  /** Before a retry: nothing read in the failed attempt is trusted, and a lost connection is given up for a new one. */
+  readonly #recover = (error: TransientDatabaseError): void => {
+    this.#identityMap.clear();
+    if (error.connectionLost) this.#connection.forget();
+  };
+
+  /**
+   * Asks the server to stop the statement this session is running, if any: its caller has gone (an HTTP
+   * client that disconnected; the server calls this through the request context's `abort()`). The statement
+   * fails with a timeout-kind `TransientDatabaseError`, and what the session was doing fails with it.
+   * Resolves when the request was sent; never rejects. Nothing happens on the embedded engine, whose
+   * statements run synchronously and cannot be running while the caller looks.
+   */
+  cancel(): Promise<void> {
+    return this.#connection.cancel();
   }
 
   /**

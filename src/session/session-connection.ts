@@ -70,6 +70,23 @@ export class SessionConnection {
   }
 
   /**
+   * Gives up a connection that was lost, so that the next statement takes a new one from the database (a
+   * retry after a lost connection). The lost one goes back to its pool, which closes it.
+   */
+  forget(): void {
+    const state = this.#state;
+    if (state.phase !== "open") return;
+    this.#state = idle;
+    releaseQuietly(state.connection);
+  }
+
+  /** Asks the server to stop the statement the open connection runs, if any (see `Connection.cancel`). */
+  cancel(): Promise<void> {
+    const state = this.#state;
+    return (state.phase === "open" ? state.connection.cancel?.() : undefined) ?? Promise.resolve();
+  }
+
+  /**
    * Gives the connection back; one still opening goes back when it opens. Safe to call twice. Answers
    * `settledDisposal` when nothing is left to wait for.
    */

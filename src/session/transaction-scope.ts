@@ -1,4 +1,4 @@
-import { TenonError } from "../errors.js";
+import { TenonError, TransientDatabaseError } from "../errors.js";
 import type { SessionConnection } from "./session-connection.js";
 import { SessionMessages } from "./session-messages.js";
 
@@ -25,7 +25,8 @@ export class TransactionScope {
 
   /**
    * Runs `work` in the transaction: commit when it resolves, roll back when it throws. A rollback that fails
-   * too is reported with the first failure as its cause.
+   * too is reported with the first failure as its cause, except after a transient failure, which is thrown
+   * as it is (a lost connection has no transaction left to roll back).
    */
   async run<R>(work: () => Promise<R>): Promise<R> {
     if (this.#depth > 0) {
@@ -48,6 +49,8 @@ export class TransactionScope {
       try {
         await connection.rollback();
       } catch (rollbackError) {
+        // A transient failure stays what it is: the server discards the transaction of a lost connection.
+        if (error instanceof TransientDatabaseError) throw error;
         throw new TenonError(SessionMessages.rollbackFailed((rollbackError as Error).message), { cause: error });
       }
       throw error;

@@ -7,6 +7,7 @@ import { reportUnreachable } from "../orm/engine-availability.js";
 import { mariaDbHarness, mariaDbUnreachable, mariaDbUrl, openMariaDb, type MariaDbTestDatabase } from "../orm/harness-mariadb.js";
 import { createSchema } from "../orm/schema.js";
 import { pooledEngineSuite } from "./pooled-engine-suite.js";
+import { transientFailuresSuite } from "./transient-failures-suite.js";
 
 const reason = await mariaDbUnreachable();
 if (reason !== undefined) reportUnreachable("MariaDB", reason, "fault, pool and time-zone suite");
@@ -29,17 +30,18 @@ else {
       assert.fail(`connection ${String(id)} is still there`);
     }
 
-    pooledEngineSuite(
-      {
-        lostConnection: /MariaDB: the connection to the server was lost/,
-        missingSequenceText: "CREATE SEQUENCE `GadgetsID`",
-        connectionIdSql: "SELECT CONNECTION_ID()",
-        kill,
-        openUnreachable: () =>
-          new MariaDbDatabase({ connectionString: "mariadb://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
-      },
-      () => db,
-    );
+    const engine = {
+      lostConnection: /MariaDB: the connection to the server was lost/,
+      missingSequenceText: "CREATE SEQUENCE `GadgetsID`",
+      connectionIdSql: "SELECT CONNECTION_ID()",
+      kill,
+      openUnreachable: () => new MariaDbDatabase({ connectionString: "mariadb://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
+      sleepSql: (seconds: number) => `SELECT SLEEP(${seconds})`,
+      slowUpdateSql: (seconds: number) => `UPDATE Companies SET Name = :name WHERE ID = :id AND SLEEP(${seconds}) = 0`,
+      serializable: { readSuffix: " LOCK IN SHARE MODE" },
+    };
+    pooledEngineSuite(engine, () => db);
+    transientFailuresSuite(engine, () => db);
 
     it("the session time zone is UTC and dates are stored as UTC wall-clock time, whatever the process time zone", async () => {
       const previous = process.env.TZ;

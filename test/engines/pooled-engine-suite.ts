@@ -7,7 +7,7 @@ import type { TestDatabase } from "../orm/harness.js";
 /** A server engine's test database that can open extra pools of a given size. */
 export interface PooledTestDatabase extends TestDatabase {
   /** A new pool on the same schema or database. */
-  openDatabase(options?: { poolSize?: number }): Database;
+  openDatabase(options?: { poolSize?: number; statementTimeout?: number }): Database;
 }
 
 /** What differs between the server engines in the connection-fault and pool tests. */

@@ -7,6 +7,7 @@ import { reportUnreachable } from "../orm/engine-availability.js";
 import { openPostgres, postgresHarness, postgresUnreachable, postgresUrl, type PostgresTestDatabase } from "../orm/harness-postgres.js";
 import { createSchema } from "../orm/schema.js";
 import { pooledEngineSuite } from "./pooled-engine-suite.js";
+import { transientFailuresSuite } from "./transient-failures-suite.js";
 
 const reason = await postgresUnreachable();
 if (reason !== undefined) reportUnreachable("PostgreSQL", reason, "fault, pool and time-zone suite");
@@ -25,17 +26,19 @@ else {
       assert.equal(rows[0].done, true);
     }
 
-    pooledEngineSuite(
-      {
-        lostConnection: /PostgreSQL: the connection to the server was lost/,
-        missingSequenceText: 'CREATE SEQUENCE "gadgetsid"',
-        connectionIdSql: "SELECT pg_backend_pid()",
-        kill: terminate,
-        openUnreachable: () =>
-          new PostgresDatabase({ connectionString: "postgres://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
-      },
-      () => db,
-    );
+    const engine = {
+      lostConnection: /PostgreSQL: the connection to the server was lost/,
+      missingSequenceText: 'CREATE SEQUENCE "gadgetsid"',
+      connectionIdSql: "SELECT pg_backend_pid()",
+      kill: terminate,
+      openUnreachable: () =>
+        new PostgresDatabase({ connectionString: "postgres://tenon:s3cret@127.0.0.1:1/nowhere", connectTimeout: 3000 }),
+      sleepSql: (seconds: number) => `SELECT pg_sleep(${seconds})`,
+      slowUpdateSql: (seconds: number) => `UPDATE Companies SET Name = :name WHERE ID = :id AND pg_sleep(${seconds}) IS NOT NULL`,
+      serializable: { first: "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", readSuffix: "" },
+    };
+    pooledEngineSuite(engine, () => db);
+    transientFailuresSuite(engine, () => db);
 
     it("dates are the same instants whatever the session and the process time zones are", async () => {
       const previous = process.env.TZ;

@@ -39,7 +39,7 @@ export interface MariaDbTestDatabase extends TestDatabase {
   /** The name of the database this test uses. */
   readonly name: string;
   /** Opens another pool on the same database (closed by `close()` too). */
-  openDatabase(options?: { poolSize?: number }): MariaDbDatabase;
+  openDatabase(options?: { poolSize?: number; statementTimeout?: number }): MariaDbDatabase;
   /** The direct connection the harness reads and writes with (session time zone as the server sets it). */
   readonly direct: Connection;
 }
@@ -59,10 +59,14 @@ export async function openMariaDb(options: { poolSize?: number } = {}): Promise<
   await direct.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
   await direct.query(`USE ${name}`);
   const databases: Database[] = [];
-  const openDatabase = (more: { poolSize?: number } = {}): MariaDbDatabase => {
+  const openDatabase = (more: { poolSize?: number; statementTimeout?: number } = {}): MariaDbDatabase => {
     const url = new URL(mariaDbUrl);
     url.pathname = `/${name}`;
-    const database = new MariaDbDatabase({ connectionString: url.href, poolSize: more.poolSize ?? 4 });
+    const database = new MariaDbDatabase({
+      connectionString: url.href,
+      poolSize: more.poolSize ?? 4,
+      statementTimeout: more.statementTimeout,
+    });
     databases.push(database);
     return database;
   };

@@ -29,7 +29,7 @@ export interface PostgresTestDatabase extends TestDatabase {
   /** The schema this test database lives in. */
   readonly schema: string;
   /** Opens another pool on the same schema (closed by `close()` too). */
-  openDatabase(options?: { poolSize?: number }): PostgresDatabase;
+  openDatabase(options?: { poolSize?: number; statementTimeout?: number }): PostgresDatabase;
 }
 
 /** Opens a fresh schema `tenon_test_<pid>_<random>` and a pool whose connections use it. */
@@ -40,8 +40,13 @@ export async function openPostgres(options: { poolSize?: number } = {}): Promise
   await direct.connect();
   await direct.query(`CREATE SCHEMA ${schema}`);
   const databases: Database[] = [];
-  const openDatabase = (more: { poolSize?: number } = {}): PostgresDatabase => {
-    const database = new PostgresDatabase({ connectionString: postgresUrl, schema, poolSize: more.poolSize ?? 4 });
+  const openDatabase = (more: { poolSize?: number; statementTimeout?: number } = {}): PostgresDatabase => {
+    const database = new PostgresDatabase({
+      connectionString: postgresUrl,
+      schema,
+      poolSize: more.poolSize ?? 4,
+      statementTimeout: more.statementTimeout,
+    });
     databases.push(database);
     return database;
   };

@@ -31,6 +31,7 @@ export class MariaDbConnection extends PooledConnection<unknown> {
           if (handler === undefined) connection.off("error", listener);
           else connection.on("error", listener);
         },
+        cancel: () => (connection.threadId === null ? Promise.resolve() : database.killQuery(connection.threadId)),
       },
       errors,
       "START TRANSACTION",
@@ -47,7 +48,7 @@ export class MariaDbConnection extends PooledConnection<unknown> {
 
   /** @inheritdoc */
   async execute(sql: string, parameters: readonly unknown[]): Promise<number> {
-    const result = await this.run(sql, parameters);
+    const result = await this.run(sql, parameters, "write");
     return Array.isArray(result) ? result.length : Number((result as UpsertResult).affectedRows ?? 0);
   }
 

@@ -1,4 +1,5 @@
-import { createPool, type Pool } from "mariadb";
+import { type ConnectionConfig, createConnection, createPool, type Pool } from "mariadb";
+import { defaultStatementTimeout } from "../database.js";
 import { PooledDatabase } from "../pooled-database.js";
 import { MariaDbConnection } from "./mariadb-connection.js";
 import { MariaDbDialect } from "./mariadb-dialect.js";
@@ -26,6 +27,12 @@ export interface MariaDbOptions {
   readonly connectTimeout?: number;
   /** TLS: `true`, or Node's TLS options. */
   readonly ssl?: boolean | import("node:tls").SecureContextOptions;
+  /**
+   * Milliseconds a statement may run before the server stops it (MariaDB's `max_statement_time`, set on
+   * every connection); default 30000, 0 for no limit. A statement stopped so fails with a timeout-kind
+   * `TransientDatabaseError`, answered 503 over HTTP.
+   */
+  readonly statementTimeout?: number;
 }
 
 /**
@@ -39,6 +46,8 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
   readonly dialect = new MariaDbDialect();
   readonly #pool: Pool;
   readonly #where: string;
+  /** What a connection of its own needs to send KILL QUERY (see `killQuery`). */
+  readonly #killerOptions: ConnectionConfig;
 
   /** Creates the pool; no connection opens until a session needs one. */
   constructor(options: MariaDbOptions) {
@@ -49,13 +58,19 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
     const database = options.database ?? (url?.pathname.length ? decodeURIComponent(url.pathname.slice(1)) : undefined);
     const sslParameter = url?.searchParams.get("ssl");
     this.#where = `${host}:${port}/${database ?? ""}`;
-    this.#pool = createPool({
+    const timeout = Math.trunc(options.statementTimeout ?? defaultStatementTimeout);
+    this.#killerOptions = {
       host,
       port,
       user: options.user ?? (url?.username ? decodeURIComponent(url.username) : undefined),
       password: options.password ?? (url?.password ? decodeURIComponent(url.password) : undefined),
-      database: database || undefined,
       ssl: options.ssl ?? (sslParameter === "true" ? true : undefined),
+      connectTimeout: options.connectTimeout ?? 10_000,
+    };
+    this.#pool = createPool({
+      ...this.#killerOptions,
+      database: database || undefined,
+      sessionVariables: timeout > 0 ? { max_statement_time: timeout / 1000 } : undefined,
       connectionLimit: options.poolSize ?? 10,
       minimumIdle: 0,
       idleTimeout: options.idleTimeout ?? 1800,
@@ -86,6 +101,19 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
   /** @inheritdoc */
   protected endPool(): Promise<void> {
     return this.#pool.end();
+  }
+
+  /**
+   * @internal Stops the statement a pooled connection runs (its client has gone): `KILL QUERY` sent over a
+   * connection of its own, so that a full pool cannot hold it up. The statement fails with error 1317.
+   */
+  async killQuery(threadId: number): Promise<void> {
+    const killer = await createConnection(this.#killerOptions);
+    try {
+      await killer.query(`KILL QUERY ${Math.trunc(threadId)}`);
+    } finally {
+      await killer.end();
+    }
   }
 }
 

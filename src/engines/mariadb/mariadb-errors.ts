@@ -1,42 +1,82 @@
 import { SqlError } from "mariadb";
-import { DatabaseError, UniqueViolationError } from "../../errors.js";
+import { DatabaseError, TransientDatabaseError, type TransientKind, UniqueViolationError } from "../../errors.js";
 
 /** Whether `error` came from the connector (a server error or a connection failure it reported). */
 export function isSqlError(error: unknown): error is SqlError {
   return error instanceof SqlError;
 }
 
+/** Server error numbers of a conflict: deadlock or Galera certification failure (1213), lock wait timeout (1205). */
+const conflictErrors: ReadonlySet<number> = new Set([1213, 1205]);
+/** A statement stopped by `max_statement_time` (1969) or by KILL QUERY (1317). */
+const timeoutErrors: ReadonlySet<number> = new Set([1969, 1317]);
 /**
- * Whether an error means the connection itself is gone (killed, server shutdown, network failure): such a
- * connection is destroyed rather than returned to the pool, and the server has rolled back its transaction.
+ * A server that is going away or not ready: shutdown in progress (1053), connection killed (1927), too many
+ * connections (1040), a Galera node that is not synced (1047 WSREP has not yet prepared node for application use).
+ */
+const connectionErrors: ReadonlySet<number> = new Set([1053, 1927, 1040, 1047]);
+
+/**
+ * Whether an error means the connection itself is gone (killed, server shutdown, network failure, a Galera
+ * node out of the cluster): such a connection is destroyed rather than returned to the pool, and the server
+ * has rolled back its transaction.
  */
 export function isConnectionLost(error: unknown): boolean {
   if (error instanceof DatabaseError) return false;
-  return isSqlError(error) ? error.fatal : true;
+  if (!isSqlError(error)) return true;
+  // The connector flags a statement stopped while it sent rows as fatal, but the connection serves on.
+  return timeoutErrors.has(error.errno) ? false : error.fatal || connectionErrors.has(error.errno);
 }
 
 /** The server's error numbers of a duplicate key. */
 const duplicateEntryCodes = new Set([1062, 1586]);
 
-/** Wraps a connector error in the one error type the session reports for database failures. */
+/** The transient kind of a connector error (see `TransientKind`), or undefined for a permanent one. */
+export function transientKind(error: unknown): TransientKind | undefined {
+  if (isSqlError(error) && conflictErrors.has(error.errno)) return "conflict";
+  if (isSqlError(error) && timeoutErrors.has(error.errno)) return "timeout";
+  return isConnectionLost(error) ? "connection" : undefined;
+}
+
+/**
+ * Wraps a connector error in the error type the session reports for database failures: a
+ * `TransientDatabaseError` for the kinds `transientKind` names (a retry counted safe, except after a
+ * timeout; the pooled connection marks what it knows to be in doubt), a `UniqueViolationError` for a
+ * duplicate key, a `DatabaseError` otherwise.
+ */
 export function mariaDbError(error: unknown): DatabaseError {
   if (error instanceof DatabaseError) return error;
-  if (!isSqlError(error)) return new DatabaseError(`MariaDB: ${(error as Error | null)?.message ?? String(error)}`, { cause: error });
+  const kind = transientKind(error);
+  const lost = kind === "connection";
+  if (!isSqlError(error)) {
+    const text = `MariaDB: ${(error as Error | null)?.message ?? String(error)}`;
+    return kind === undefined
+      ? new DatabaseError(text, { cause: error })
+      : new TransientDatabaseError(text, kind, true, lost, { cause: error });
+  }
   const message = error.text ?? error.message;
   const code = [error.code, error.sqlState === undefined || error.sqlState === null ? undefined : `SQLSTATE ${error.sqlState}`]
     .filter((part) => part !== null && part !== undefined)
     .join(", ");
-  const prefix = error.fatal ? "MariaDB: the connection to the server was lost: " : "MariaDB: ";
+  const prefix = lost ? "MariaDB: the connection to the server was lost: " : "MariaDB: ";
+  const text = `${prefix}${message}${code === "" ? "" : ` (${code})`}.`;
+  if (kind !== undefined) return new TransientDatabaseError(text, kind, kind !== "timeout", lost, { cause: error });
   // ER_DUP_ENTRY and ER_DUP_ENTRY_WITH_KEY_NAME: the server names the index only in its text, so which key
   // was hit is left open (the session decides by what it inserted).
-  if (duplicateEntryCodes.has(error.errno))
-    return new UniqueViolationError(`${prefix}${message}${code === "" ? "" : ` (${code})`}.`, undefined, { cause: error });
-  return new DatabaseError(`${prefix}${message}${code === "" ? "" : ` (${code})`}.`, { cause: error });
+  if (duplicateEntryCodes.has(error.errno)) return new UniqueViolationError(text, undefined, { cause: error });
+  return new DatabaseError(text, { cause: error });
 }
 
-/** The first statement of a session could not get a connection. */
+/**
+ * The first statement of a session could not get a connection. A server that is away, refusing or not
+ * ready (or a pool that found no connection in time) is transient and safe to retry, since nothing was
+ * sent; a refused login (1045) or an unknown database (1049) is not.
+ */
 export function cannotConnect(where: string, error: unknown): DatabaseError {
-  return new DatabaseError(`MariaDB: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`, { cause: error });
+  const text = `MariaDB: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`;
+  const refused = isSqlError(error) && (error.errno === 1045 || error.errno === 1049 || error.errno === 1044);
+  if (!refused) return new TransientDatabaseError(text, "connection", true, false, { cause: error });
+  return new DatabaseError(text, { cause: error });
 }
 
 /** A session asked a closed database for a connection. */

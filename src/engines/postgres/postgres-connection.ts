@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { DatabaseError } from "../../errors.js";
 import { PooledConnection } from "../pooled-connection.js";
+import { type BackendKey, sendCancelRequest } from "./postgres-cancel.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 import { connectionGivenBack, isConnectionLost, missingSequence, postgresError, sqlState } from "./postgres-errors.js";
 
@@ -29,6 +30,7 @@ export class PostgresConnection extends PooledConnection<pg.QueryResult<unknown[
           if (handler === undefined) client.off("error", listener);
           else client.on("error", listener);
         },
+        cancel: () => sendCancelRequest(client as unknown as BackendKey),
       },
       errors,
       "BEGIN",
@@ -44,7 +46,7 @@ export class PostgresConnection extends PooledConnection<pg.QueryResult<unknown[
 
   /** @inheritdoc */
   async execute(sql: string, parameters: readonly unknown[]): Promise<number> {
-    return (await this.run(sql, parameters)).rowCount ?? 0;
+    return (await this.run(sql, parameters, "write")).rowCount ?? 0;
   }
 
   /** @inheritdoc */

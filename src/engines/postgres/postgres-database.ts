@@ -1,4 +1,5 @@
 import pg from "pg";
+import { defaultStatementTimeout } from "../database.js";
 import { PooledDatabase } from "../pooled-database.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresDialect } from "./postgres-dialect.js";
@@ -32,6 +33,12 @@ export interface PostgresOptions {
   readonly prepareStatements?: boolean;
   /** Shown in `pg_stat_activity` (default `tenon`). */
   readonly applicationName?: string;
+  /**
+   * Milliseconds a statement may run before the server stops it (PostgreSQL's `statement_timeout`, set on
+   * every connection); default 30000, 0 for no limit. A statement stopped so fails with a timeout-kind
+   * `TransientDatabaseError`, answered 503 over HTTP.
+   */
+  readonly statementTimeout?: number;
 }
 
 /** Statement names handed out per SQL text; past this many, further texts run unnamed. */
@@ -66,6 +73,7 @@ export class PostgresDatabase extends PooledDatabase<PostgresConnection> {
       idleTimeoutMillis: options.idleTimeout ?? 30_000,
       connectionTimeoutMillis: options.connectTimeout ?? 10_000,
       application_name: options.applicationName ?? "tenon",
+      statement_timeout: statementTimeoutOf(options.statementTimeout),
       options: settings.length > 0 ? settings.join(" ") : undefined,
     });
     // An idle pooled connection that dies (server restart, pg_terminate_backend) is dropped by the pool;
@@ -100,6 +108,12 @@ export class PostgresDatabase extends PooledDatabase<PostgresConnection> {
     }
     return name;
   }
+}
+
+/** The `statement_timeout` to set: the option, or the default; undefined (the server's own setting) for 0. */
+function statementTimeoutOf(value: number | undefined): number | undefined {
+  const timeout = Math.trunc(value ?? defaultStatementTimeout);
+  return timeout > 0 ? timeout : undefined;
 }
 
 /** The connection string with the separately given fields written into it (pg lets the string win otherwise). */

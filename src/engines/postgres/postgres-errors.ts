@@ -1,5 +1,5 @@
 import pg from "pg";
-import { DatabaseError, UniqueViolationError } from "../../errors.js";
+import { DatabaseError, TransientDatabaseError, type TransientKind, UniqueViolationError } from "../../errors.js";
 
 /** The SQLSTATE of an error the server sent, or undefined for an error of the driver or the network. */
 export function sqlState(error: unknown): string | undefined {
@@ -18,26 +18,54 @@ export function isConnectionLost(error: unknown): boolean {
   return state.startsWith("57P") || (state.startsWith("08") && state !== "08P01");
 }
 
-/** Wraps a driver error in the one error type the session reports for database failures. */
+/**
+ * The transient kind of a driver error, or undefined for a permanent one. Serialization failures and
+ * deadlocks (40001, 40P01) are conflicts: the server rolled the transaction back. A cancelled statement
+ * (57014: statement_timeout, or Tenon's cancel request for a client that has gone) is a timeout. A lost
+ * connection, a server shutting down or starting (57P01-57P03, 08xxx) is a connection failure.
+ */
+export function transientKind(error: unknown): TransientKind | undefined {
+  const state = sqlState(error);
+  if (state === "40001" || state === "40P01") return "conflict";
+  if (state === "57014") return "timeout";
+  return isConnectionLost(error) ? "connection" : undefined;
+}
+
+/**
+ * Wraps a driver error in the error type the session reports for database failures: a
+ * `TransientDatabaseError` for the kinds `transientKind` names (a retry counted safe, except after a
+ * timeout; the pooled connection marks what it knows to be in doubt), a `DatabaseError` otherwise.
+ */
 export function postgresError(error: unknown): DatabaseError {
   if (error instanceof DatabaseError) return error;
   const message = (error as Error | null)?.message ?? String(error);
   const state = sqlState(error);
   const code = state === undefined ? "" : ` (SQLSTATE ${state})`;
-  const text = isConnectionLost(error)
-    ? `PostgreSQL: the connection to the server was lost: ${message}${code}.`
-    : `PostgreSQL: ${message}${code}.`;
-  // 23505 unique_violation. The primary key's own conflicts never get here from Tenon's INSERT, which says
-  // ON CONFLICT (key) DO NOTHING and counts the rows, so which index was hit is left open.
-  if (state === "23505") return new UniqueViolationError(text, undefined, { cause: error });
-  return new DatabaseError(text, { cause: error });
+  const kind = transientKind(error);
+  if (kind === undefined) {
+    const text = `PostgreSQL: ${message}${code}.`;
+    // 23505 unique_violation. The primary key's own conflicts never get here from Tenon's INSERT, which says
+    // ON CONFLICT (key) DO NOTHING and counts the rows, so which index was hit is left open.
+    if (state === "23505") return new UniqueViolationError(text, undefined, { cause: error });
+    return new DatabaseError(text, { cause: error });
+  }
+  const lost = kind === "connection";
+  const text = lost ? `PostgreSQL: the connection to the server was lost: ${message}${code}.` : `PostgreSQL: ${message}${code}.`;
+  return new TransientDatabaseError(text, kind, kind !== "timeout", lost, { cause: error });
 }
 
-/** The first statement of a session could not get a connection. */
+/**
+ * The first statement of a session could not get a connection. A server that is away, refusing, starting
+ * or shutting down (or a pool that found no free connection in time) is transient and safe to retry, since
+ * nothing was sent; a refused login or an unknown database is not.
+ */
 export function cannotConnect(where: string, error: unknown): DatabaseError {
-  return new DatabaseError(`PostgreSQL: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`, {
-    cause: error,
-  });
+  const text = `PostgreSQL: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`;
+  const state = sqlState(error);
+  const transient =
+    state === undefined ? !(error instanceof DatabaseError) : state.startsWith("57P") || state.startsWith("08") || state === "53300";
+  if (transient) return new TransientDatabaseError(text, "connection", true, false, { cause: error });
+  return new DatabaseError(text, { cause: error });
 }
 
 /** A session asked a closed database for a connection. */

@@ -4,6 +4,7 @@ import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { isDeserialized } from "../../json/json-visibility.js";
 import { Lazy } from "../../mapping/lazy.js";
+import type { RetryOption } from "../../session/retry-policy.js";
 import { HttpError, HttpNotFoundError } from "../http-errors.js";
 import { CrudMessages } from "./crud-messages.js";
 import type { HttpContext } from "./http-context.js";
@@ -24,6 +25,11 @@ export interface HttpEntityDeleted {
  * The standard write logic for one entity class over HTTP (SPEC.md TTHttpEntityWriter<T>). Every write
  * runs in one transaction with its events; an exception in any of them, `onApplyDetails` included,
  * rolls the row back. A write with no events at all is a single statement and needs no transaction.
+ *
+ * A write that fails with a transient database failure whose retry is safe (see `RetryPolicy`) is run
+ * again as a whole, from the JSON body on, events included (so events must be safe to run more than once);
+ * a version conflict (409) is never retried. When the retries are exhausted, or the outcome is in doubt (a
+ * connection lost after COMMIT was sent), the failure is answered 503.
  */
 export class HttpEntityWriter<T extends object> {
   /** The entity class. */
@@ -44,6 +50,8 @@ export class HttpEntityWriter<T extends object> {
   onAfterDelete: HttpEntityWriterEvent<T> = undefined;
   /** After the insert or update statement, before its after-event: the place to save details. */
   onApplyDetails: HttpEntityWriterEvent<T> = undefined;
+  /** How a write is run again after a safe transient failure: the default policy, or `false` for never. */
+  retry: RetryOption = true;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. */
@@ -60,6 +68,12 @@ export class HttpEntityWriter<T extends object> {
    * Answers the inserted entity, with details.
    */
   async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+    const entity = await this.context.retrying(() => this.#insert(json), this.retry);
+    // Reads after the commit may be run again: they change nothing.
+    return this.context.retrying(() => this.context.toJson(entity, config), this.retry);
+  }
+
+  async #insert(json: unknown): Promise<T> {
     const entity = await this.context.fromJson(this.entityClass, json);
     const id = this.context.getId(this.entityClass, json);
     const drawn = id === undefined || id <= 0;
@@ -76,7 +90,7 @@ export class HttpEntityWriter<T extends object> {
         throw new HttpError(HttpStatus.conflict, CrudMessages.idTaken(id));
       throw error;
     }
-    return this.context.toJson(entity, config);
+    return entity;
   }
 
   /**
@@ -91,6 +105,15 @@ export class HttpEntityWriter<T extends object> {
     if (version !== undefined && typeof (json as Record<string, unknown>)[version.property] !== "number") {
       throw new InvalidInputError(CrudMessages.updateWithoutVersion(version.property));
     }
+    const entity = await this.context.retrying(() => this.#update(json, id), this.retry);
+    // Reads after the commit may be run again: they change nothing.
+    return this.context.retrying(async () => {
+      await this.context.refresh(entity);
+      return this.context.toJson(entity, config);
+    }, this.retry);
+  }
+
+  async #update(json: unknown, id: number): Promise<T> {
     const entity = await this.context.fromJson(this.entityClass, json);
     await this.#keepHiddenColumns(entity, id);
     try {
@@ -105,8 +128,7 @@ export class HttpEntityWriter<T extends object> {
         throw new HttpNotFoundError(id);
       throw error;
     }
-    await this.context.refresh(entity);
-    return this.context.toJson(entity, config);
+    return entity;
   }
 
   /**
@@ -145,6 +167,11 @@ export class HttpEntityWriter<T extends object> {
    * won), so that of many clients deleting one id and version at once exactly one succeeds. Answers `{"id": <id>, "deleted": true}`.
    */
   async delete(id: number, version: number): Promise<HttpEntityDeleted> {
+    await this.context.retrying(() => this.#delete(id, version), this.retry);
+    return { id, deleted: true };
+  }
+
+  async #delete(id: number, version: number): Promise<void> {
     const entity = await this.context.tryGet(this.entityClass, id);
     if (entity === null) throw await this.#absent(id, version);
     this.context.setVersionId(entity, version);
@@ -153,7 +180,6 @@ export class HttpEntityWriter<T extends object> {
       await this.context.delete(entity);
       await this.onAfterDelete?.(entity);
     });
-    return { id, deleted: true };
   }
 
   /**

@@ -1,0 +1,65 @@
+import { TransientDatabaseError } from "../errors.js";
+
+/**
+ * How a unit of work is run again after a transient database failure (a serialization or certification
+ * failure, a deadlock, a lost connection, a busy file) whose retry is safe. The delay before retry n (1, 2...)
+ * is drawn uniformly between 0 and min(`maxDelayMs`, `baseDelayMs` * 2^(n-1)) ("full jitter"), so that
+ * clients that collided do not collide again in step.
+ */
+export interface RetryPolicy {
+  /** How many times the unit is run again after its first failure (0: never). */
+  readonly retries: number;
+  /** The upper bound of the first delay, in milliseconds; it doubles with every retry. */
+  readonly baseDelayMs: number;
+  /** The upper bound of any delay, in milliseconds. */
+  readonly maxDelayMs: number;
+}
+
+/** Tenon's default: 3 retries after delays of at most 25, 50 and 100 ms (see `RetryPolicy`). */
+export const defaultRetryPolicy: RetryPolicy = Object.freeze({ retries: 3, baseDelayMs: 25, maxDelayMs: 1000 });
+
+/**
+ * A retry setting as the API takes it: `true` for `defaultRetryPolicy`, `false` or 0 for none, a number
+ * for that many retries with the default delays, or a policy whose absent fields take the defaults.
+ */
+export type RetryOption = boolean | number | Partial<RetryPolicy>;
+
+/** The policy a `RetryOption` stands for; undefined for no retry. */
+export function retryPolicyOf(option: RetryOption | undefined): RetryPolicy | undefined {
+  if (option === undefined || option === false || option === 0) return undefined;
+  if (option === true) return defaultRetryPolicy;
+  if (typeof option === "number") return { ...defaultRetryPolicy, retries: option };
+  const policy = { ...defaultRetryPolicy, ...option };
+  return policy.retries > 0 ? policy : undefined;
+}
+
+/** The delay before retry `retry` (1 for the first), drawn with full jitter. */
+export function retryDelay(policy: RetryPolicy, retry: number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  return Math.random() * Math.max(0, ceiling);
+}
+
+/** Whether a failure may be retried: a transient database failure that left nothing behind. */
+export function isRetryable(error: unknown): error is TransientDatabaseError {
+  return error instanceof TransientDatabaseError && error.retrySafe;
+}
+
+/**
+ * Runs `work`, and runs it again after a failure that `isRetryable` accepts, up to the policy's retries,
+ * calling `recover` with the failure before each wait. Any other failure, and the last one, is thrown as is.
+ */
+export async function runWithRetry<R>(
+  policy: RetryPolicy,
+  work: () => Promise<R>,
+  recover: (error: TransientDatabaseError) => void,
+): Promise<R> {
+  for (let retry = 1; ; retry++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (retry > policy.retries || !isRetryable(error)) throw error;
+      recover(error);
+      await new Promise((resolve) => setTimeout(resolve, retryDelay(policy, retry)));
+    }
+  }
+}
