@@ -139,3 +139,10 @@ export class TagWithLongName {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @Column("Name", Type.varchar(300)) name = "";
 }
+
+/** Text longer than a MariaDB VARCHAR holds in utf8mb4 (its row limit): fine elsewhere. */
+@Table("LongTexts")
+export class LongText {
+  @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @Column("Body", Type.varchar(20000)) body = "";
+}

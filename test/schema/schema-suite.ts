@@ -3,7 +3,17 @@ import { after, before, describe, it } from "node:test";
 import { Context, Lazy, Schema, SchemaError, SchemaMismatchError, type EntityClass } from "tenon";
 import { HttpServer } from "tenon/http";
 import type { EngineHarness, TestDatabase } from "../orm/harness.js";
-import { Maker, Tag, TagWithLongName, ScaleAbovePrecision, TooPrecise, Widget, oldEntities, schemaEntities } from "./schema-fixtures.js";
+import {
+  LongText,
+  Maker,
+  Tag,
+  TagWithLongName,
+  ScaleAbovePrecision,
+  TooPrecise,
+  Widget,
+  oldEntities,
+  schemaEntities,
+} from "./schema-fixtures.js";
 
 /** The SQL spellings a report uses on one engine. */
 interface ReportTypes {
@@ -162,6 +172,7 @@ export function schemaSuite(harness: EngineHarness): void {
       await Schema.apply(db.database, oldEntities);
       const q = (name: string): string => db.database.dialect.quoteIdentifier(name);
       await db.exec(`ALTER TABLE ${q("Widgets")} RENAME COLUMN ${q("Note")} TO ${q("Remark")}`);
+      await db.exec(`ALTER TABLE ${q("Widgets")} DROP COLUMN ${q("CodeOrNull")}`);
     });
     after(async () => db.close());
 
@@ -176,6 +187,7 @@ export function schemaSuite(harness: EngineHarness): void {
         [
           `Widget.count: column Widgets.Count is ${t.integer} NULL in the database; the mapping wants ${t.integer} NOT NULL. ${notChanged}`,
           `Widget.code: column Widgets.Code is VARCHAR(40) NOT NULL in the database; the mapping wants VARCHAR(20) NOT NULL (another size). ${notChanged}`,
+          "Widget.codeOrNull: column Widgets.CodeOrNull (VARCHAR(20) NULL) is missing.",
           note,
           `Widget.label: column Widgets.Label (${t.text} NULL) is missing.`,
           `Widget.flag: column Widgets.Flag is ${t.text} NOT NULL in the database; the mapping wants ${t.boolean} NOT NULL. ${notChanged}`,
@@ -195,6 +207,7 @@ export function schemaSuite(harness: EngineHarness): void {
         [
           ["columnNullability", "Widget", "Widgets", "Count", false],
           ["columnSize", "Widget", "Widgets", "Code", false],
+          ["missingColumn", "Widget", "Widgets", "CodeOrNull", true],
           ["missingColumn", "Widget", "Widgets", "Note", true],
           ["missingColumn", "Widget", "Widgets", "Label", true],
           ["columnType", "Widget", "Widgets", "Flag", false],
@@ -252,6 +265,34 @@ export function schemaSuite(harness: EngineHarness): void {
     });
   });
 
+  describe(`${harness.name}: keys of a table that has rows`, () => {
+    it("a missing sequence (SQLite: key table) is created so that the next key is above the highest one", async () => {
+      const db = await open();
+      try {
+        const q = (name: string): string => db.database.dialect.quoteIdentifier(name);
+        const schema = db.database.dialect.schema!;
+        await Schema.apply(db.database, [Tag]);
+        const insert = async (name: string): Promise<number> => {
+          await using context = new Context(db.database);
+          const tag = await context.createEntity(Tag);
+          tag.name = name;
+          await context.insert(tag);
+          return tag.id;
+        };
+        assert.deepEqual([await insert("a"), await insert("b"), await insert("c")], [1, 2, 3]);
+        await db.exec(schema.hasSequences ? `DROP SEQUENCE ${q("TagsID")}` : `DROP TABLE ${schema.keyTable?.name}`);
+        const diff = await Schema.diff(db.database, [Tag]);
+        assert.deepEqual(diff.script.statements, [
+          schema.hasSequences ? `CREATE SEQUENCE ${q("TagsID")} START WITH 4` : schema.keyTable?.create,
+        ]);
+        await Schema.apply(db.database, [Tag]);
+        assert.equal(await insert("d"), 4);
+      } finally {
+        await db.close();
+      }
+    });
+  });
+
   describe(`${harness.name}: a failed apply`, () => {
     it("leaves nothing behind where DDL is transactional (PostgreSQL, SQLite); on MariaDB what ran before the failure stays", async () => {
       const db = await open();
@@ -292,6 +333,16 @@ export function schemaSuite(harness: EngineHarness): void {
         [ScaleAbovePrecision],
         /^ScaleAbovePrecision\.amount: decimal\(4, 6\) cannot be expressed on \w+: the scale must be an integer from 0 to the precision/,
       );
+    });
+
+    it("a varchar longer than the engine stores is a clear error on that engine only", () => {
+      const accepted = harness.name !== "MariaDB";
+      if (accepted) assert.doesNotThrow(() => Schema.create(db.database, [LongText]));
+      else
+        refused(
+          [LongText],
+          /^LongText\.body: varchar\(20000\) cannot be expressed on mariadb: the size must be an integer from 1 to 16383\.$/,
+        );
     });
 
     it("two entities that map one table differently are a clear error naming both", () => {
