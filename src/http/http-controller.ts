@@ -31,6 +31,11 @@ export abstract class HttpController<C> {
     fields[requestField] = request;
     fields[responseField] = response;
   }
+
+  /** Writes `message` to the server's log writer inline, as an action of this request (see `HttpRequest.log`). */
+  protected log(message: string): void {
+    this.request.log(message);
+  }
 }
 
 /** A concrete controller class for context type C. */

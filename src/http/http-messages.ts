@@ -14,8 +14,11 @@ export const HttpStatus = {
   notFound: 404,
   methodNotAllowed: 405,
   conflict: 409,
+  requestTimeout: 408,
   payloadTooLarge: 413,
+  expectationFailed: 417,
   unprocessableEntity: 422,
+  headersTooLarge: 431,
   internalServerError: 500,
   serviceUnavailable: 503,
 } as const;
@@ -25,8 +28,22 @@ export const HttpDefaults = {
   serverHeader: "tenon",
   maxRequestContentLength: 1048576,
   corsMaxAge: 600,
-  corsAllowMethods: "GET, POST, DELETE, PUT, OPTIONS",
+  corsAllowMethods: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
   corsAlwaysAllowedHeaders: "Content-Type, Authorization",
+  /** The response headers a browser lets a cross-origin script read besides the CORS-safelisted ones. */
+  corsExposeHeaders: "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy",
+  /** How long the request line and headers may take to arrive, from the connection's first byte (ms). */
+  headersTimeoutMs: 10000,
+  /** How long a kept-alive connection may stay idle between requests (ms). */
+  keepAliveTimeoutMs: 5000,
+  /** The time a body may take before the data-rate credit starts counting (ms). */
+  bodyTimeoutMs: 10000,
+  /** Every this many body bytes received extend the body's deadline by one second. */
+  minBodyDataRate: 512,
+  /** How long a connection answered with an error by the server itself may linger before it is destroyed (ms). */
+  errorAnswerLingerMs: 2000,
+  /** The proxies whose `X-Forwarded-For` is believed: the loopback peers (SPEC.md 2.4). */
+  trustedProxies: ["127.0.0.0/8", "::1"],
   stopGracePeriodMs: 10000,
   drainDelayMs: 0,
   readinessTimeoutMs: 2000,
@@ -54,6 +71,13 @@ export const HttpMessages = {
   notReadyDraining: "Not ready: the server is stopping.",
   notReadyCheckFailed: "Not ready: the readiness check failed.",
   notReadyTimeout: (ms: number) => `Not ready: the readiness check did not answer within ${ms} ms.`,
+  malformedRequest: "The request is not valid HTTP/1.1.",
+  missingHost: "An HTTP/1.1 request must carry a Host header.",
+  requestTimeout: "The request did not arrive in time.",
+  headersTooLarge: "The request headers are too large.",
+  chunkExtensionsTooLarge: "The chunk extensions of the request body are too large.",
+  expectationFailed: (expectation: string) => `The expectation '${expectation}' is not supported: only 100-continue is.`,
+  connectNotAllowed: "Method CONNECT is not allowed: this server is not a proxy.",
 
   refusedWhileRunning: (setting: string) => `${setting} cannot be changed while the server is running.`,
   alreadyRunning: "The server is already running.",
@@ -61,6 +85,8 @@ export const HttpMessages = {
   invalidPort: (value: number) => `The port ${value} is not an integer between 0 and 65535.`,
   invalidDuration: (setting: string, value: number) => `${setting} must be a non-negative number of milliseconds, not ${value}.`,
   invalidMaxContentLength: (value: number) => `The maximum request content length ${value} is not a non-negative integer.`,
+  invalidTimeout: (setting: string, value: number) => `The ${setting} ${value} is not a non-negative integer.`,
+  invalidTrustedProxy: (value: string) => `The trusted proxy '${value}' is not an IPv4 or IPv6 address or CIDR range.`,
   invalidBindAddress: (value: string) => `The bind address '${value}' is not an IPv4 or IPv6 literal (no host names, ports or brackets).`,
   duplicateBindAddress: (value: string) => `The bind address '${value}' was already added.`,
   noAuthentication:

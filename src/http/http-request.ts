@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { clientIpOf } from "./client-ip.js";
+import { clientIpOf, loopbackProxies, type TrustedProxyRule } from "./client-ip.js";
 import { HttpError } from "./http-errors.js";
 import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
@@ -7,6 +7,15 @@ import type { HttpUser } from "./http-user.js";
 /** A name and its value: one header or one query-string parameter. */
 export type HttpNameValue = readonly [name: string, value: string];
 
+/** What a request borrows from its server: the trusted-proxy rule and the inline log. @internal */
+export interface RequestServices {
+  /** Decides whether a peer's `X-Forwarded-For` is believed. */
+  readonly isTrustedProxy: TrustedProxyRule;
+  /** Writes an application's log line inline (SPEC.md 6.2 WriteAction); undefined without a log writer. */
+  readonly logAction: ((host: string, message: string) => void) | undefined;
+}
+
+const noServices: RequestServices = { isTrustedProxy: loopbackProxies, logAction: undefined };
 const emptyBody = Buffer.alloc(0);
 const noParams: readonly HttpNameValue[] = Object.freeze([]);
 /** Up to this many headers, repeated names are found by a linear search, which beats a hash set at that size. */
@@ -34,6 +43,7 @@ export class HttpRequest {
 
   readonly #raw: IncomingMessage;
   readonly #remoteIp: string;
+  readonly #services: RequestServices;
   #path: string | undefined;
   #clientIp: string | undefined;
   #headers: readonly HttpNameValue[] | undefined;
@@ -42,7 +52,7 @@ export class HttpRequest {
   #jsonRead = false;
 
   /** @internal Built by the server once the body is read. */
-  constructor(raw: IncomingMessage, method: string, body: Buffer | undefined) {
+  constructor(raw: IncomingMessage, method: string, body: Buffer | undefined, services: RequestServices = noServices) {
     this.#raw = raw;
     this.sentMethod = raw.method ?? "";
     this.method = method;
@@ -50,6 +60,7 @@ export class HttpRequest {
     // Node caches the peer address per connection, so this costs one lookup per connection, not per request.
     this.#remoteIp = raw.socket?.remoteAddress ?? "";
     this.body = body ?? emptyBody;
+    this.#services = services;
   }
 
   /** The TCP peer address, always the raw socket address. */
@@ -90,10 +101,22 @@ export class HttpRequest {
     return query < 0 ? "" : this.uri.slice(query + 1);
   }
 
-  /** The client address: `remoteIp`, or behind a loopback proxy the last `X-Forwarded-For` entry (SPEC.md 2.4). */
+  /**
+   * The client address: `remoteIp`, or behind a trusted proxy (`HttpServer.trustedProxies`, loopback peers
+   * by default) the last `X-Forwarded-For` entry (SPEC.md 2.4).
+   */
   get clientIp(): string {
-    this.#clientIp ??= clientIpOf(this.remoteIp, this.header("x-forwarded-for"));
+    this.#clientIp ??= clientIpOf(this.remoteIp, this.header("x-forwarded-for"), this.#services.isTrustedProxy);
     return this.#clientIp;
+  }
+
+  /**
+   * Writes `message` through the server's registered log writer, inline (`writeAction` with an
+   * `HttpLogAction` carrying this request's host, SPEC.md 6.2). Does nothing when no writer is registered;
+   * a writer's failure never reaches the caller.
+   */
+  log(message: string): void {
+    this.#services.logAction?.(this.host, message);
   }
 
   /** The `Content-Type` header ('' when absent). */

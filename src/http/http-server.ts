@@ -1,9 +1,11 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerOptions } from "node:http";
 import { isIP } from "node:net";
 import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
 import { type BalancerState, balancerController } from "./balancer/balancer-routes.js";
 import type { HttpReadiness } from "./balancer/http-readiness.js";
 import type { HttpControllerClass } from "./http-controller.js";
+import { trustedProxyRule } from "./client-ip.js";
+import { guardConnections } from "./connection-guard.js";
 import { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpServerError } from "./http-errors.js";
 import type { HttpRequest } from "./http-request.js";
@@ -71,6 +73,11 @@ export class HttpServer<C> {
   #allowAnonymous = false;
   #allowMethodOverride = false;
   #maxRequestContentLength: number = HttpDefaults.maxRequestContentLength;
+  #headersTimeout: number = HttpDefaults.headersTimeoutMs;
+  #keepAliveTimeout: number = HttpDefaults.keepAliveTimeoutMs;
+  #bodyTimeout: number = HttpDefaults.bodyTimeoutMs;
+  #minBodyDataRate: number = HttpDefaults.minBodyDataRate;
+  #trustedProxies: readonly string[] = HttpDefaults.trustedProxies;
   #onCanLog: ((request: HttpRequest) => boolean) | undefined;
   #onRedactContent: ((request: HttpRequest, content: string) => string) | undefined;
   readonly #bindAddresses: string[] = [];
@@ -154,6 +161,66 @@ export class HttpServer<C> {
     this.#guard("maxRequestContentLength");
     if (!Number.isSafeInteger(value) || value < 0) throw new HttpServerError(HttpMessages.invalidMaxContentLength(value));
     this.#maxRequestContentLength = value;
+  }
+
+  /**
+   * How long a request line and its headers may take to arrive, in ms (default 10000, as the reverse proxies
+   * in front use): a client that sends them more slowly gets 408 and its connection closed. 0 disables it.
+   */
+  get headersTimeout(): number {
+    return this.#headersTimeout;
+  }
+  set headersTimeout(value: number) {
+    this.#headersTimeout = this.#checkedDuration("headersTimeout", value);
+  }
+
+  /** How long a kept-alive connection may wait idle for its next request, in ms (default 5000; 0 never closes it). */
+  get keepAliveTimeout(): number {
+    return this.#keepAliveTimeout;
+  }
+  set keepAliveTimeout(value: number) {
+    this.#keepAliveTimeout = this.#checkedDuration("keepAliveTimeout", value);
+  }
+
+  /**
+   * The time a request body may take, in ms, before the data rate counts (default 10000; 0 disables the
+   * watch). With `minBodyDataRate` it sets a minimum rate, not a cap on the whole request: the allowance
+   * grows by one second for every `minBodyDataRate` bytes received, so an upload that keeps progressing at
+   * that rate is never cut, however long it is. A body slower than that is answered 408 and its connection closed.
+   */
+  get bodyTimeout(): number {
+    return this.#bodyTimeout;
+  }
+  set bodyTimeout(value: number) {
+    this.#bodyTimeout = this.#checkedDuration("bodyTimeout", value);
+  }
+
+  /** The body bytes that earn one more second of `bodyTimeout` (default 512, that is 512 bytes per second; 0: no credit). */
+  get minBodyDataRate(): number {
+    return this.#minBodyDataRate;
+  }
+  set minBodyDataRate(value: number) {
+    this.#minBodyDataRate = this.#checkedDuration("minBodyDataRate", value);
+  }
+
+  /**
+   * The peers whose `X-Forwarded-For` gives `HttpRequest.clientIp` (SPEC.md 2.4): IPv4 and IPv6 addresses and
+   * CIDR ranges such as `10.0.0.0/8`. Default the loopback peers, `127.0.0.0/8` and `::1` (their
+   * `::ffff:`-mapped forms included); an empty list believes no peer. An invalid entry throws `HttpServerError`.
+   */
+  get trustedProxies(): readonly string[] {
+    return this.#trustedProxies;
+  }
+  set trustedProxies(value: readonly string[]) {
+    this.#guard("trustedProxies");
+    trustedProxyRule(value);
+    this.#trustedProxies = Object.freeze([...value]);
+  }
+
+  #checkedDuration(setting: string, value: number): number {
+    this.#guard(setting);
+    if (!Number.isSafeInteger(value) || value < 0) throw new HttpServerError(HttpMessages.invalidTimeout(setting, value));
+    return value;
   }
 
   /** Asked before a log entry is built; false skips it (SPEC.md 2.1 OnCanLog). */
@@ -297,6 +364,9 @@ export class HttpServer<C> {
       maxRequestContentLength: this.#maxRequestContentLength,
       cors: this.cors,
       logger: this.#logger,
+      isTrustedProxy: trustedProxyRule(this.#trustedProxies),
+      bodyTimeout: this.#bodyTimeout,
+      minBodyDataRate: this.#minBodyDataRate,
     });
     try {
       this.#logger?.open({ onCanLog: this.#onCanLog, onRedactContent: this.#onRedactContent });
@@ -304,7 +374,12 @@ export class HttpServer<C> {
       const ipv4Wildcard = addresses.includes("0.0.0.0");
       let port = this.#port;
       for (const address of addresses) {
-        const server = createServer(pipeline.onRequest);
+        const server = createServer(this.#serverOptions(), pipeline.onRequest);
+        guardConnections(server, {
+          cors: this.cors,
+          maxRequestContentLength: this.#maxRequestContentLength,
+          onRequest: pipeline.onRequest,
+        });
         this.#servers.push(server);
         port = await listen(server, address, port, address === "::" && ipv4Wildcard);
       }
@@ -312,6 +387,7 @@ export class HttpServer<C> {
     } catch (error) {
       await Promise.all(this.#servers.map(closeServer));
       this.#servers = [];
+      pipeline.close();
       if (this.#logger !== undefined) await this.#logger.close();
       this.#state = "stopped";
       throw error;
@@ -339,6 +415,7 @@ export class HttpServer<C> {
     try {
       if (this.#logger !== undefined) await this.#logger.close();
     } finally {
+      pipeline.close();
       this.#servers = [];
       this.#pipeline = undefined;
       this.#balancer = undefined;
@@ -355,6 +432,23 @@ export class HttpServer<C> {
   /** The number of requests in flight (0 when stopped). */
   get requestsInFlight(): number {
     return this.#pipeline?.inFlight ?? 0;
+  }
+
+  /**
+   * node:http's own timers: headers as configured (checked often enough to honour a timeout of a few
+   * seconds; node checks every 30 s by default), keep-alive as configured, no whole-request timeout, which
+   * would cut a slow upload that the body watch lets progress, and the missing-Host 400 left to the pipeline,
+   * which answers it with the JSON body.
+   */
+  #serverOptions(): ServerOptions {
+    const headersTimeout = this.#headersTimeout;
+    return {
+      headersTimeout,
+      requestTimeout: 0,
+      requireHostHeader: false,
+      keepAliveTimeout: this.#keepAliveTimeout,
+      connectionsCheckingInterval: headersTimeout > 0 ? Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))) : 30000,
+    };
   }
 
   #buildRouter(balancer: BalancerState | undefined): HttpRouter<RouteTarget<C>> {

@@ -4,12 +4,13 @@ import { errorAnswerOf, newTaskId, serverErrorBody } from "./error-answer.js";
 import type { HttpControllerClass } from "./http-controller.js";
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
-import { HttpRequest } from "./http-request.js";
+import { HttpRequest, type RequestServices } from "./http-request.js";
 import { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpLogger } from "./logging/http-logger.js";
-import { BodyReader } from "./body-reader.js";
-import { writePreflight, writeResponse } from "./response-writer.js";
+import { BodyReader, BodyWatch } from "./body-reader.js";
+import type { TrustedProxyRule } from "./client-ip.js";
+import { writeClientError, writePreflight, writeResponse } from "./response-writer.js";
 import { isSettledDisposal } from "../disposal.js";
 import { isInt32 } from "../values/integer-range.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
@@ -39,6 +40,12 @@ export interface PipelineSettings<C> {
   readonly maxRequestContentLength: number;
   readonly cors: HttpCorsConfig;
   readonly logger: HttpLogger<HttpRequest, HttpResponse> | undefined;
+  /** Which peers' `X-Forwarded-For` is believed. */
+  readonly isTrustedProxy: TrustedProxyRule;
+  /** The initial allowance of a body, in ms (0: bodies are not watched). */
+  readonly bodyTimeout: number;
+  /** The bytes of body that earn one more second. */
+  readonly minBodyDataRate: number;
 }
 
 /** The optional hooks a context class may have. */
@@ -54,7 +61,7 @@ interface ContextHooks {
   [Symbol.dispose]?(): void;
 }
 
-const routedMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "DELETE"]);
+const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "DELETE"]);
 const int32Pattern = /^-?\d{1,10}$/;
 
 /**
@@ -65,6 +72,8 @@ const int32Pattern = /^-?\d{1,10}$/;
  */
 export class RequestPipeline<C> {
   readonly #settings: PipelineSettings<C>;
+  readonly #services: RequestServices;
+  readonly #bodyWatch: BodyWatch;
   #inFlight = 0;
   #idleWaiters: (() => void)[] = [];
   /** Set by `stop()`: every answer from now on closes its connection. */
@@ -72,6 +81,17 @@ export class RequestPipeline<C> {
 
   constructor(settings: PipelineSettings<C>) {
     this.#settings = settings;
+    const logger = settings.logger;
+    this.#services = {
+      isTrustedProxy: settings.isTrustedProxy,
+      logAction: logger === undefined ? undefined : (host, message) => logger.logAction(host, message),
+    };
+    this.#bodyWatch = new BodyWatch(settings.bodyTimeout, settings.minBodyDataRate);
+  }
+
+  /** Stops the body watch's clock (the server stopped). */
+  close(): void {
+    this.#bodyWatch.close();
   }
 
   /** The number of requests between arrival and the disposal of their context. */
@@ -96,10 +116,18 @@ export class RequestPipeline<C> {
     const raw = req.rawHeaders;
     let declared = -1;
     let chunked = false;
+    let host = false;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i];
-      if (name.length === 14 && name.toLowerCase() === "content-length") declared = Number(raw[i + 1]);
+      if (name.length === 4) host ||= name.toLowerCase() === "host";
+      else if (name.length === 14 && name.toLowerCase() === "content-length") declared = Number(raw[i + 1]);
       else if (name.length === 17 && name.toLowerCase() === "transfer-encoding") chunked = true;
+    }
+    if (!host && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
+      // RFC 9112 3.2: an HTTP/1.1 request without Host is a 400 (node:http's own answer would have no body).
+      writeClientError(res, settings.cors, HttpStatus.badRequest, HttpMessages.missingHost);
+      this.#finished();
+      return;
     }
     const limit = settings.maxRequestContentLength;
     if (limit > 0 && declared > limit) {
@@ -107,7 +135,7 @@ export class RequestPipeline<C> {
     } else if (!chunked && declared <= 0) {
       this.#run(req, res, undefined, false);
     } else {
-      new BodyReader(this, req, res, limit).start();
+      new BodyReader(this, req, res, limit, this.#bodyWatch).start();
     }
   };
 
@@ -118,8 +146,27 @@ export class RequestPipeline<C> {
 
   /** @internal Called by the body reader when the body passed the ceiling: log it as cut, drop the connection. */
   drop(req: IncomingMessage, body: Buffer | undefined): void {
-    if (body !== undefined) this.#settings.logger?.logRequest(new HttpRequest(req, req.method ?? "", body));
+    if (body !== undefined) this.#settings.logger?.logRequest(new HttpRequest(req, req.method ?? "", body, this.#services));
     req.socket.destroy();
+    this.#finished();
+  }
+
+  /** @internal Called by the body reader when the body came too slowly: 408, logged, and the connection closed. */
+  expire(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+    const logger = this.#settings.logger;
+    const request = new HttpRequest(req, req.method ?? "", body, this.#services);
+    logger?.logRequest(request);
+    const response = new HttpResponse();
+    const status = HttpStatus.requestTimeout;
+    response.reset(status, JSON.stringify({ status, message: HttpMessages.requestTimeout }), HttpDefaults.jsonContentType);
+    try {
+      if (res.headersSent) res.destroy();
+      else writeResponse(res, response, this.#settings.cors, true);
+    } catch (error) {
+      reportInternalError(error);
+      res.destroy();
+    }
+    logger?.logResponse(request, response);
     this.#finished();
   }
 
@@ -166,7 +213,7 @@ export class RequestPipeline<C> {
         else overrideRefused = true;
       }
     }
-    const request = new HttpRequest(req, method, body);
+    const request = new HttpRequest(req, method, body, this.#services);
     const response = new HttpResponse();
     settings.logger?.logRequest(request);
     let context: C | undefined;
@@ -230,7 +277,9 @@ export class RequestPipeline<C> {
   #dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
     const settings = this.#settings;
     const path = rawPathOf(request.uri);
-    const match = settings.router.resolve(request.method, path);
+    // HEAD runs the GET route itself (node:http leaves the body out), so the two can never diverge.
+    const method = request.method;
+    const match = settings.router.resolve(method === "HEAD" ? "GET" : method, path);
     if (match === undefined) {
       if (settings.authenticateUnknown)
         return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));

@@ -1,11 +1,39 @@
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpStatus } from "./http-messages.js";
 
+/** The first `Origin` header of a request, read only when the CORS answer depends on it. */
+function originOf(req: IncomingMessage | undefined): string | undefined {
+  const raw = req?.rawHeaders;
+  if (raw === undefined) return undefined;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 6 && raw[i].toLowerCase() === "origin") return raw[i + 1];
+  return undefined;
+}
+
+/**
+ * Adds the CORS headers of an answer to `headers`: the allowed origin (when one applies), `Vary: Origin`
+ * when that depends on the request, and on answers other than a preflight the headers a script may read.
+ * @internal
+ */
+export function addCorsHeaders(
+  headers: Record<string, string | number>,
+  cors: HttpCorsConfig,
+  req: IncomingMessage | undefined,
+  preflight: boolean,
+): void {
+  if (cors.allowOrigin === "") return;
+  const list = cors.originList;
+  const origin = list === undefined ? cors.allowOrigin : cors.allowedOriginFor(originOf(req));
+  if (list !== undefined) headers.vary = headers.vary === undefined ? "Origin" : `${headers.vary}, Origin`;
+  if (origin === "") return;
+  headers["access-control-allow-origin"] = origin;
+  if (!preflight) headers["access-control-expose-headers"] = HttpDefaults.corsExposeHeaders;
+}
+
 /** Answers a CORS preflight: 200, empty body, the CORS headers (SPEC.md 4.5). @internal */
 export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeConnection: boolean): void {
-  const headers: OutgoingHttpHeaders = {
+  const headers: OutgoingHttpHeaders & Record<string, string | number> = {
     "access-control-allow-methods": HttpDefaults.corsAllowMethods,
     "access-control-allow-headers":
       cors.allowHeaders.trim() === ""
@@ -14,7 +42,7 @@ export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeC
     "access-control-max-age": String(cors.maxAge),
     "content-length": 0,
   };
-  if (cors.allowOrigin !== "") headers["access-control-allow-origin"] = cors.allowOrigin;
+  addCorsHeaders(headers, cors, res.req, true);
   if (HttpResponse.serverHeader !== "") headers.server = HttpResponse.serverHeader;
   if (closeConnection) headers.connection = "close";
   res.writeHead(HttpStatus.ok, headers);
@@ -22,16 +50,17 @@ export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeC
 }
 
 /**
- * Sends `response`: status, the handler's headers, Server, the CORS origin, Content-Type (JSON when there
- * is content and none was set), Content-Length, and `Connection: close` when asked. Throws (before
- * anything is sent) when a header the handler set is invalid. @internal
+ * Sends `response`: status, the handler's headers, Server, the CORS headers, Content-Type (JSON when there
+ * is content and none was set), Content-Length, and `Connection: close` when asked. To a HEAD request the
+ * same status and headers go without the body (node:http leaves it out). Throws (before anything is sent)
+ * when a header the handler set is invalid. @internal
  */
 export function writeResponse(res: ServerResponse, response: HttpResponse, cors: HttpCorsConfig, closeConnection: boolean): void {
   const content = response.content;
   const headers: Record<string, string | number> = {};
   response.copyHeadersTo(headers);
   if (HttpResponse.serverHeader !== "") headers.server = HttpResponse.serverHeader;
-  if (cors.allowOrigin !== "") headers["access-control-allow-origin"] = cors.allowOrigin;
+  if (cors.allowOrigin !== "") addCorsHeaders(headers, cors, res.req, false);
   if (content !== "") headers["content-type"] = response.contentType === "" ? HttpDefaults.jsonContentType : response.contentType;
   else if (response.contentType !== "") headers["content-type"] = response.contentType;
   if (response.contentEncoding !== "") headers["content-encoding"] = response.contentEncoding;
@@ -39,4 +68,15 @@ export function writeResponse(res: ServerResponse, response: HttpResponse, cors:
   if (closeConnection) headers.connection = "close";
   res.writeHead(response.statusCode, headers);
   res.end(content);
+}
+
+/**
+ * Answers a request the server refuses by itself before any context exists (417, 413 instead of 100
+ * Continue, a body that arrives too slowly): the JSON error body, the Server and CORS headers, and
+ * `Connection: close`, since the rest of the request may still be on its way. @internal
+ */
+export function writeClientError(res: ServerResponse, cors: HttpCorsConfig, status: number, message: string): void {
+  const response = new HttpResponse();
+  response.reset(status, JSON.stringify({ status, message }), HttpDefaults.jsonContentType);
+  writeResponse(res, response, cors, true);
 }

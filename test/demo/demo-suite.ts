@@ -114,7 +114,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
       expectError(await call("GET", "/companies/1/2/3", { user: "guest" }), 404);
       const wrongMethod = await call("DELETE", "/companies", { user: "admin" });
       expectError(wrongMethod, 405, "Method DELETE not allowed for command /api/companies.");
-      assert.deepEqual(String(wrongMethod.headers.allow).split(", ").sort(), ["GET", "POST", "PUT"]);
+      assert.deepEqual(String(wrongMethod.headers.allow).split(", ").sort(), ["GET", "HEAD", "POST", "PUT"]);
       const patch = await call("PATCH", "/companies", { user: "admin", body: {} });
       expectError(patch, 405);
       assert.equal(patch.headers.allow, undefined);
@@ -396,9 +396,9 @@ export function defineDemoSuite(engine: DemoEngine): void {
       assert.equal(acme.count, await count("SELECT COUNT(*) AS n FROM Employees WHERE CompanyID = 1"));
       for (const row of acme.data) assert.equal(row.companyName, "Acme Corporation");
       for (const [method, path, allow] of [
-        ["POST", "/employee-directory", "GET"],
-        ["PUT", "/employee-directory", "GET"],
-        ["DELETE", "/employee-directory/1", "GET"],
+        ["POST", "/employee-directory", "GET, HEAD"],
+        ["PUT", "/employee-directory", "GET, HEAD"],
+        ["DELETE", "/employee-directory/1", "GET, HEAD"],
       ]) {
         const answer = await call(method, path, {
           user: "admin",

@@ -165,7 +165,8 @@ describe("the request object", () => {
       assert.equal(answer.status, 200);
       assert.equal(answer.text, "");
       assert.equal(answer.headers["access-control-allow-origin"], "https://app.example");
-      assert.equal(answer.headers["access-control-allow-methods"], "GET, POST, DELETE, PUT, OPTIONS");
+      assert.equal(answer.headers["access-control-allow-methods"], "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+      assert.equal(answer.headers.vary, undefined, "one allowed origin does not depend on the request");
       assert.equal(answer.headers["access-control-allow-headers"], "X-Tenant, Content-Type, Authorization");
       assert.equal(answer.headers["access-control-max-age"], "900");
     }
@@ -177,6 +178,48 @@ describe("the request object", () => {
     const missing = await ask(server.port, "/missing");
     assert.equal(missing.status, 404);
     assert.equal(missing.headers["access-control-allow-origin"], "https://app.example");
+  });
+
+  test("every other response lists the headers a script may read: ETag, Retry-After, X-Request-Id and the rate-limit ones", async () => {
+    for (const path of ["/inspect", "/missing"]) {
+      const answer = await ask(server.port, path);
+      assert.equal(answer.headers["access-control-expose-headers"], "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy", path);
+    }
+  });
+});
+
+describe("CORS with several allowed origins", () => {
+  let server: HttpServer<Ctx>;
+  before(async () => {
+    server = await started(Ctx, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(InspectController);
+      s.cors.allowOrigin = "https://a.example, https://B.example";
+    });
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test("a listed origin is sent back, compared without case, with Vary: Origin", async () => {
+    for (const method of ["OPTIONS", "GET"]) {
+      const answer = await ask(server.port, "/inspect", { method, headers: { origin: "https://b.example" } });
+      assert.equal(answer.headers["access-control-allow-origin"], "https://b.example", method);
+      assert.equal(answer.headers.vary, "Origin", method);
+    }
+  });
+
+  test("an origin not on the list, or none, gets no Allow-Origin but still Vary: Origin, errors included", async () => {
+    for (const [path, headers] of [
+      ["/inspect", { origin: "https://evil.example" }],
+      ["/inspect", {}],
+      ["/missing", { origin: "https://evil.example" }],
+    ] as const) {
+      const answer = await ask(server.port, path, { headers });
+      assert.equal(answer.headers["access-control-allow-origin"], undefined, path);
+      assert.equal(answer.headers["access-control-expose-headers"], undefined, path);
+      assert.equal(answer.headers.vary, "Origin", path);
+    }
   });
 });
 

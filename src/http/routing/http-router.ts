@@ -161,8 +161,8 @@ export class HttpRouter<T> {
     return undefined;
   }
 
-  /** Every method that some route matching `path` answers, in GET, POST, PUT, DELETE order (for `Allow`). */
-  allowedMethods(path: string): HttpRouterMethod[] {
+  /** Every method that some route matching `path` answers, in GET, HEAD, POST, PUT, DELETE order (for `Allow`). */
+  allowedMethods(path: string): string[] {
     const split = splitPath(path);
     if (split === undefined) return [];
     const { keys, values } = split;
@@ -176,7 +176,10 @@ export class HttpRouter<T> {
       collect(this.#parametrized[placeholders].get(keys[count - placeholders] || "/"));
     }
     for (let length = count; length >= 0; length--) collect(this.#catchAll.get(keys[length]));
-    return (["GET", "POST", "PUT", "DELETE"] as const).filter((method) => found.has(method));
+    const allowed: string[] = (["GET", "POST", "PUT", "DELETE"] as const).filter((method) => found.has(method));
+    // Every GET route answers HEAD too (API.md), so an address that answers GET answers HEAD.
+    if (found.has("GET")) allowed.splice(1, 0, "HEAD");
+    return allowed;
   }
 }
 

@@ -40,6 +40,12 @@ class ThingsController extends HttpController<Context> {
     throw new TypeError("handler broke", { cause: new RangeError("first failure") });
   }
 
+  @Get("audit")
+  audit(): unknown {
+    this.log(`audit: ${this.request.user?.username ?? "nobody"} listed the things`);
+    return [];
+  }
+
   @Get("unavailable")
   unavailable(): unknown {
     this.response.statusCode = 503;
@@ -96,6 +102,16 @@ test("writeRequest is called for a 401 and a 404 request too, and every response
   assert.equal(recording.requests[0].remoteIp, "127.0.0.1");
   assert.equal(recording.requests[0].host, `127.0.0.1:${port}`);
   assert.equal(recording.errors.length, 0);
+});
+
+test("a handler writes its own record inline through the registered writer, with the request's host", async (t) => {
+  const recording = new Recording();
+  const { port } = await serverWith(t, recordingWriter(recording));
+  assert.equal((await ask(port, "/api/things/audit", { headers: authorized })).status, 200);
+  await recording.until(() => recording.actions.length === 1);
+  assert.equal(recording.actions[0].message, "audit: ann listed the things");
+  assert.equal(recording.actions[0].host, `127.0.0.1:${port}`);
+  assert.equal(recording.actions[0].taskId, "");
 });
 
 test("headers and query parameters on the redaction list reach the writer as <redacted> with the name kept", async (t) => {

@@ -86,7 +86,7 @@ describe("the router", () => {
 
   test("allowedMethods lists what every route matching the address answers", () => {
     const table = router(["GET", "/a"], ["POST", "/a"], ["DELETE", "/?"], ["PUT", "/*"]);
-    assert.deepEqual(table.allowedMethods("/a"), ["GET", "POST", "PUT", "DELETE"]);
+    assert.deepEqual(table.allowedMethods("/a"), ["GET", "HEAD", "POST", "PUT", "DELETE"]);
     assert.deepEqual(table.allowedMethods("/a/b/c"), ["PUT"]);
   });
 

@@ -162,15 +162,27 @@ describe("routing over a real socket", () => {
   test("a known address without the method answers 405 with Allow listing what it answers", async () => {
     const answer = await ask(port, "/api/companies", { method: "DELETE", headers: user });
     assert.equal(answer.status, 405);
-    assert.equal(answer.headers.allow, "GET, POST, PUT");
+    assert.equal(answer.headers.allow, "GET, HEAD, POST, PUT");
     assert.deepEqual(answer.json, { status: 405, message: "Method DELETE not allowed for command /api/companies." });
     const parametrized = await ask(port, "/api/companies/4", { method: "PUT", headers: user });
     assert.equal(parametrized.status, 405);
-    assert.equal(parametrized.headers.allow, "GET");
+    assert.equal(parametrized.headers.allow, "GET, HEAD");
   });
 
-  test("HEAD, PATCH and TRACE answer 405 without Allow", async () => {
-    for (const method of ["HEAD", "PATCH", "TRACE"]) {
+  test("HEAD on a GET route answers the same status and headers as GET, without a body", async () => {
+    for (const path of ["/api/companies", "/api/companies/4", "/api/nothing/here", "/api/companies/x"]) {
+      const get = await ask(port, path, { headers: user });
+      const head = await ask(port, path, { method: "HEAD", headers: user });
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.text, "", path);
+      const { date: _getDate, ...getHeaders } = get.headers;
+      const { date: _headDate, ...headHeaders } = head.headers;
+      assert.deepEqual(headHeaders, getHeaders, path);
+    }
+  });
+
+  test("PATCH and TRACE answer 405 without Allow", async () => {
+    for (const method of ["PATCH", "TRACE"]) {
       const answer = await ask(port, "/api/companies", { method, headers: user });
       assert.equal(answer.status, 405, method);
       assert.equal(answer.headers.allow, undefined, method);
