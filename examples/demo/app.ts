@@ -26,6 +26,8 @@ export interface DemoOptions {
   readonly logFile: string | undefined;
   /** How long a stop keeps serving after `/ready` turns 503, in ms (DRAIN_DELAY_MS; default 0). */
   readonly drainDelay?: number;
+  /** The proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES; default the loopback peers). */
+  readonly trustedProxies?: readonly string[];
 }
 
 /** Creates the schema and seed rows when missing (all of it again when `reset`). */
@@ -46,6 +48,7 @@ export async function createDemoServer(options: DemoOptions): Promise<HttpServer
   server.balancerRoutes = true;
   server.readiness = new DatabaseReadiness(options.database);
   server.drainDelay = options.drainDelay ?? 0;
+  if (options.trustedProxies !== undefined) server.trustedProxies = options.trustedProxies;
   server.registerAuthentication(DemoAuthentication);
   server.registerController(LogonController);
   server.registerController(HealthController);

@@ -3,7 +3,8 @@
 // mariadb://...; default the SQLite file), DEMO_DB_FILE (the SQLite file, data/demo.sqlite),
 // DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log), WORKERS (serve from that many processes
 // sharing the port; unset: this one process), DRAIN_DELAY_MS (how long a stopping process keeps serving
-// after /api/ready turns 503; default 0).
+// after /api/ready turns 503; default 0), TRUSTED_PROXIES (comma-separated addresses or CIDR ranges whose
+// X-Forwarded-For is believed; default the loopback peers).
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import type { Database } from "tenon";
@@ -28,6 +29,7 @@ async function serve(prepared: boolean): Promise<{ server: HttpServer<DemoContex
     reset: reset && !prepared,
     logFile: process.env.LOG_FILE ?? resolve(root, "data", "http.log"),
     drainDelay: Number(process.env.DRAIN_DELAY_MS ?? 0),
+    trustedProxies: process.env.TRUSTED_PROXIES?.split(",").map((entry) => entry.trim()),
   });
   return { server, database };
 }
