@@ -244,3 +244,20 @@ export class TransientDatabaseError extends DatabaseError {
     return new TransientDatabaseError(this.message, this.kind, false, this.connectionLost, { cause: this.cause });
   }
 }
+
+/**
+ * A key sequence in a form that can hand out the same value twice: on a MariaDB Galera node, a sequence
+ * whose increment is not 0 (`NOCACHE` with `INCREMENT BY 1` is accepted by the server but gives duplicate
+ * keys when two nodes draw at once). Raised at the sequence's first use; nothing was written. The fix is
+ * in the schema (docs/engines.md), so it is not transient and never retried.
+ */
+export class UnsafeSequenceError extends DatabaseError {
+  /** The sequence as the engine names it. */
+  readonly sequence: string;
+
+  /** @param sequence the sequence's quoted name; `message` says why it is unsafe and how to fix it. */
+  constructor(sequence: string, message: string) {
+    super(message);
+    this.sequence = sequence;
+  }
+}

@@ -56,6 +56,7 @@ export class MariaDbConnection extends PooledConnection<unknown> {
   async nextId(sequence: string): Promise<number> {
     const name = this.#database.dialect.quoteIdentifier(sequence);
     try {
+      await this.#database.checkSequence(this, name);
       const rows = await this.query(`SELECT NEXTVAL(${name})`, []);
       return Number(rows[0][0]);
     } catch (error) {

@@ -1,9 +1,9 @@
-import { type ConnectionConfig, createConnection, createPool, type Pool } from "mariadb";
+import { type ConnectionConfig, createConnection, createPool, type Pool, type PoolConnection } from "mariadb";
 import { defaultStatementTimeout } from "../database.js";
 import { PooledDatabase } from "../pooled-database.js";
 import { MariaDbConnection } from "./mariadb-connection.js";
 import { MariaDbDialect } from "./mariadb-dialect.js";
-import { cannotConnect, databaseClosed, notAUrl } from "./mariadb-errors.js";
+import { cannotConnect, databaseClosed, isSqlError, notAUrl, unsafeGaleraSequence } from "./mariadb-errors.js";
 
 /** How to reach a MariaDB server (10.3 or later: Tenon needs its sequences). */
 export interface MariaDbOptions {
@@ -33,6 +33,13 @@ export interface MariaDbOptions {
    * `TransientDatabaseError`, answered 503 over HTTP.
    */
   readonly statementTimeout?: number;
+  /**
+   * On a Galera node (`wsrep_on`), the `wsrep_sync_wait` every connection sets (default 1: a read first
+   * waits until its node has applied every write the cluster committed before it, so a read through one
+   * node sees a write acknowledged through another). 0 leaves the server's setting, for when all requests
+   * go to one node. Ignored on a server that is not a Galera node.
+   */
+  readonly wsrepSyncWait?: number;
 }
 
 /**
@@ -48,6 +55,13 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
   readonly #where: string;
   /** What a connection of its own needs to send KILL QUERY (see `killQuery`). */
   readonly #killerOptions: ConnectionConfig;
+  readonly #syncWait: number;
+  /** The connector's connections (by their `info`, one per physical connection) already set up. */
+  readonly #prepared = new WeakSet<object>();
+  /** Whether the server is a Galera node, as the last new connection answered. */
+  #galera = false;
+  /** Sequences already found safe for Galera. */
+  readonly #safeSequences = new Set<string>();
 
   /** Creates the pool; no connection opens until a session needs one. */
   constructor(options: MariaDbOptions) {
@@ -59,6 +73,7 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
     const sslParameter = url?.searchParams.get("ssl");
     this.#where = `${host}:${port}/${database ?? ""}`;
     const timeout = Math.trunc(options.statementTimeout ?? defaultStatementTimeout);
+    this.#syncWait = Math.trunc(options.wsrepSyncWait ?? 1);
     this.#killerOptions = {
       host,
       port,
@@ -95,7 +110,46 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
 
   /** @inheritdoc */
   protected async connect(): Promise<MariaDbConnection> {
-    return new MariaDbConnection(this, await this.#pool.getConnection());
+    const connection = await this.#pool.getConnection();
+    if (connection.info === null || !this.#prepared.has(connection.info)) await this.#prepare(connection);
+    return new MariaDbConnection(this, connection);
+  }
+
+  /**
+   * Asks a new connection whether its server is a Galera node, and there sets `wsrep_sync_wait`: behind a
+   * load balancer, consecutive requests of one client land on different nodes, and a node applies the
+   * others' writes a moment after they commit. Once per physical connection, not per request.
+   */
+  async #prepare(connection: PoolConnection): Promise<void> {
+    try {
+      let galera = false;
+      try {
+        const rows = (await connection.query({ sql: "SELECT @@wsrep_on", rowsAsArray: true })) as unknown[][];
+        galera = Number(rows[0][0]) === 1;
+      } catch (error) {
+        // A server built without wsrep has no such variable: it is not a Galera node.
+        if (!isSqlError(error) || error.fatal) throw error;
+      }
+      if (galera && this.#syncWait !== 0) await connection.query(`SET SESSION wsrep_sync_wait = ${this.#syncWait}`);
+      this.#galera = galera;
+      if (connection.info !== null) this.#prepared.add(connection.info);
+    } catch (error) {
+      connection.destroy();
+      throw error;
+    }
+  }
+
+  /**
+   * @internal Refuses, on a Galera node, a sequence whose increment is not 0: Galera accepts `NOCACHE`
+   * sequences with increment 1 and then hands out the same value on two nodes without any error. Asked at
+   * the sequence's first use; a safe answer is remembered, an unsafe one asked again (the schema may be fixed).
+   */
+  async checkSequence(connection: MariaDbConnection, quotedName: string): Promise<void> {
+    if (!this.#galera || this.#safeSequences.has(quotedName)) return;
+    const rows = await connection.query(`SELECT \`increment\` FROM ${quotedName}`, []);
+    const increment = String(rows[0]?.[0]);
+    if (increment !== "0") throw unsafeGaleraSequence(quotedName, increment);
+    this.#safeSequences.add(quotedName);
   }
 
   /** @inheritdoc */

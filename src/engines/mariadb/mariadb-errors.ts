@@ -1,5 +1,5 @@
 import { SqlError } from "mariadb";
-import { DatabaseError, TransientDatabaseError, type TransientKind, UniqueViolationError } from "../../errors.js";
+import { DatabaseError, TransientDatabaseError, type TransientKind, UniqueViolationError, UnsafeSequenceError } from "../../errors.js";
 
 /** Whether `error` came from the connector (a server error or a connection failure it reported). */
 export function isSqlError(error: unknown): error is SqlError {
@@ -94,6 +94,15 @@ export function missingSequence(quotedName: string, cause: unknown): DatabaseErr
   return new DatabaseError(
     `MariaDB: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`,
     { cause },
+  );
+}
+
+/** A sequence that a Galera cluster would let two nodes draw the same value from. */
+export function unsafeGaleraSequence(quotedName: string, increment: string): UnsafeSequenceError {
+  return new UnsafeSequenceError(
+    quotedName,
+    `MariaDB Galera: the sequence ${quotedName} has INCREMENT BY ${increment}, which lets two nodes hand out the same key; ` +
+      `recreate it as CREATE SEQUENCE ${quotedName} INCREMENT BY 0 (each node then draws from its own auto_increment_offset, see docs/engines.md).`,
   );
 }
 
