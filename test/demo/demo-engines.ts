@@ -97,37 +97,47 @@ export const postgresDemoEngine: DemoEngine = {
 };
 
 /** MariaDB: a fresh database `tenon_demo_<pid>_<random>`, dropped at close. */
-export const mariaDbDemoEngine: DemoEngine = {
-  name: "MariaDB",
-  async open() {
-    const name = `tenon_demo_${process.pid}_${randomBytes(3).toString("hex")}`;
-    const url = new URL(mariaDbUrl);
-    const direct = await createConnection({
-      host: url.hostname,
-      port: url.port === "" ? 3306 : Number(url.port),
-      user: decodeURIComponent(url.username),
-      password: url.password === "" ? undefined : decodeURIComponent(url.password),
-    });
-    await direct.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
-    await direct.query(`USE ${name}`);
-    url.pathname = `/${name}`;
-    const directory = tempDirectory();
-    const logFile = join(directory, "http.log");
-    return {
-      money: (stored) => Number(stored),
-      env: { DATABASE_URL: url.href, LOG_FILE: logFile },
-      logFile,
-      async rows(sql) {
-        return (await direct.query(sql)) as Record<string, unknown>[];
-      },
-      async close() {
-        try {
-          await direct.query(`DROP DATABASE IF EXISTS ${name}`);
-        } finally {
-          await direct.end();
-          rmSync(directory, { recursive: true, force: true });
-        }
-      },
-    };
-  },
-};
+export const mariaDbDemoEngine: DemoEngine = mariaDbDemoEngineAt("MariaDB", mariaDbUrl);
+
+/**
+ * A MariaDB server or cluster at `server` (a Galera cluster's HAProxy): a fresh database as for MariaDB.
+ * `directSetup` runs on the direct connection first (on Galera, `SET SESSION wsrep_sync_wait = 1`, so that
+ * the rows it reads through any node include the demo's acknowledged writes).
+ */
+export function mariaDbDemoEngineAt(engineName: string, server: string, directSetup: readonly string[] = []): DemoEngine {
+  return {
+    name: engineName,
+    async open() {
+      const name = `tenon_demo_${process.pid}_${randomBytes(3).toString("hex")}`;
+      const url = new URL(server);
+      const direct = await createConnection({
+        host: url.hostname,
+        port: url.port === "" ? 3306 : Number(url.port),
+        user: decodeURIComponent(url.username),
+        password: url.password === "" ? undefined : decodeURIComponent(url.password),
+      });
+      for (const sql of directSetup) await direct.query(sql);
+      await direct.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
+      await direct.query(`USE ${name}`);
+      url.pathname = `/${name}`;
+      const directory = tempDirectory();
+      const logFile = join(directory, "http.log");
+      return {
+        money: (stored) => Number(stored),
+        env: { DATABASE_URL: url.href, LOG_FILE: logFile },
+        logFile,
+        async rows(sql) {
+          return (await direct.query(sql)) as Record<string, unknown>[];
+        },
+        async close() {
+          try {
+            await direct.query(`DROP DATABASE IF EXISTS ${name}`);
+          } finally {
+            await direct.end();
+            rmSync(directory, { recursive: true, force: true });
+          }
+        },
+      };
+    },
+  };
+}

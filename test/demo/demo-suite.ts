@@ -19,6 +19,10 @@ export function defineDemoSuite(engine: DemoEngine): void {
     let demo: DemoProcess;
     let stopped = false;
     const tokens: Record<string, string> = {};
+    // The seeded rows' keys, read from the database: a Galera cluster's sequences count by the number of
+    // nodes from each node's offset, so the first company is not always 1.
+    let companyIds: number[] = [];
+    let employeeIds: number[] = [];
 
     const call = (
       method: string,
@@ -56,6 +60,10 @@ export function defineDemoSuite(engine: DemoEngine): void {
         assert.equal(answer.status, 200, answer.text);
         tokens[user] = (answer.json as { token: string }).token;
       }
+      const idsOf = async (table: string): Promise<number[]> =>
+        (await db.rows(`SELECT ID AS id FROM ${table} ORDER BY ID`)).map((row) => Number(row.id));
+      companyIds = await idsOf("Companies");
+      employeeIds = await idsOf("Employees");
     });
     after(async () => {
       try {
@@ -193,14 +201,14 @@ export function defineDemoSuite(engine: DemoEngine): void {
     test("employees: notes are never in a response and cannot be filtered; salary is not filterable", async () => {
       const texts = [
         (await call("GET", "/employees", { user: "guest" })).text,
-        (await call("GET", "/employees/1", { user: "guest" })).text,
-        (await call("GET", "/employees/find/1", { user: "guest" })).text,
+        (await call("GET", `/employees/${employeeIds[0]}`, { user: "guest" })).text,
+        (await call("GET", `/employees/find/${employeeIds[0]}`, { user: "guest" })).text,
         (await call("POST", "/employees/select", { user: "guest", body: {} })).text,
         (await call("GET", "/employees/metadata", { user: "guest" })).text,
         (await call("GET", "/employees/createnew", { user: "editor" })).text,
       ];
       for (const text of texts) assert.doesNotMatch(text, /notes|Internal note/i);
-      const employee = await ok("GET", "/employees/1", "guest");
+      const employee = await ok("GET", `/employees/${employeeIds[0]}`, "guest");
       assert.equal(typeof employee.companyId, "number");
       assert.equal((employee.company as Row).id, employee.companyId);
       const notFilterable = (name: string): string =>
@@ -222,17 +230,19 @@ export function defineDemoSuite(engine: DemoEngine): void {
       const inserted = await ok("POST", "/employees", "editor", {
         firstName: "Nora",
         lastName: "Notes",
-        companyId: 1,
+        companyId: companyIds[0],
         notes: "from the body",
       });
       assert.equal("notes" in inserted, false);
       const [row] = await db.rows(`SELECT Notes AS notes, CreatedBy AS createdby FROM Employees WHERE ID = ${Number(inserted.id)}`);
       assert.equal(row.notes, null);
       assert.equal(row.createdby, "editor");
-      const seeded = await ok("GET", "/employees/find/2", "guest");
+      const seeded = await ok("GET", `/employees/find/${employeeIds[1]}`, "guest");
       const updated = await ok("PUT", "/employees", "editor", { ...seeded, firstName: "Renamed", notes: "overwritten?" });
       assert.equal(updated.firstName, "Renamed");
-      const [after] = await db.rows("SELECT Notes AS notes, FirstName AS firstname, UpdatedBy AS updatedby FROM Employees WHERE ID = 2");
+      const [after] = await db.rows(
+        `SELECT Notes AS notes, FirstName AS firstname, UpdatedBy AS updatedby FROM Employees WHERE ID = ${employeeIds[1]}`,
+      );
       assert.equal(after.notes, "Internal note 1");
       assert.equal(after.firstname, "Renamed");
       assert.equal(after.updatedby, "editor");
@@ -277,10 +287,10 @@ export function defineDemoSuite(engine: DemoEngine): void {
     });
 
     test("deleting a company that has employees is refused with 409 and changes nothing", async () => {
-      const [row] = await db.rows("SELECT VersionID AS versionid FROM Companies WHERE ID = 1");
-      const answer = await call("DELETE", `/companies/1/${Number(row.versionid)}`, { user: "admin" });
+      const [row] = await db.rows(`SELECT VersionID AS versionid FROM Companies WHERE ID = ${companyIds[0]}`);
+      const answer = await call("DELETE", `/companies/${companyIds[0]}/${Number(row.versionid)}`, { user: "admin" });
       expectError(answer, 409, /cannot be deleted: \d+ row\(s\) of Employees refer to it/);
-      const [after] = await db.rows("SELECT DeletedAt AS deletedat, VersionID AS versionid FROM Companies WHERE ID = 1");
+      const [after] = await db.rows(`SELECT DeletedAt AS deletedat, VersionID AS versionid FROM Companies WHERE ID = ${companyIds[0]}`);
       assert.equal(after.deletedat, null);
       assert.equal(Number(after.versionid), Number(row.versionid));
     });
@@ -288,7 +298,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
     test("orders: an insert saves its lines and computes the total, an update replaces them, a delete removes order and lines", async () => {
       const created = await ok("POST", "/orders", "editor", {
         number: "SO-TEST-1",
-        companyId: 2,
+        companyId: companyIds[1],
         total: "999999.00",
         lines: [
           { product: "Anvil", quantity: 3, price: "10.25" },
@@ -386,14 +396,14 @@ export function defineDemoSuite(engine: DemoEngine): void {
     test("employee-directory answers GET and select with company names; other methods answer 405 with Allow", async () => {
       const list = (await ok("GET", "/employee-directory", "guest")) as Page;
       assert.equal(list.count, await count("SELECT COUNT(*) AS n FROM Employees"));
-      const first = await ok("GET", "/employee-directory/1", "guest");
+      const first = await ok("GET", `/employee-directory/${employeeIds[0]}`, "guest");
       assert.deepEqual(Object.keys(first).sort(), ["companyName", "email", "firstName", "id", "lastName"]);
-      assert.equal((await ok("GET", "/employee-directory/find/1", "guest")).id, 1);
+      assert.equal((await ok("GET", `/employee-directory/find/${employeeIds[0]}`, "guest")).id, employeeIds[0]);
       assert.equal((await ok("GET", "/employee-directory/metadata", "guest")).entity, "EmployeeDirectory");
       const acme = (await ok("POST", "/employee-directory/select", "guest", {
         where: [{ columnName: "companyName", condition: "=", value: "Acme Corporation" }],
       })) as Page;
-      assert.equal(acme.count, await count("SELECT COUNT(*) AS n FROM Employees WHERE CompanyID = 1"));
+      assert.equal(acme.count, await count(`SELECT COUNT(*) AS n FROM Employees WHERE CompanyID = ${companyIds[0]}`));
       for (const row of acme.data) assert.equal(row.companyName, "Acme Corporation");
       for (const [method, path, allow] of [
         ["POST", "/employee-directory", "GET, HEAD"],
@@ -426,7 +436,10 @@ export function defineDemoSuite(engine: DemoEngine): void {
         for (const error of errors) assert.ok(error.message.length > 0 && typeof error.column === "string");
       }
       assert.equal(await count("SELECT COUNT(*) AS n FROM Companies"), companies);
-      const employee = await call("POST", "/employees", { user: "editor", body: { firstName: "No", lastName: "", companyId: 1 } });
+      const employee = await call("POST", "/employees", {
+        user: "editor",
+        body: { firstName: "No", lastName: "", companyId: companyIds[0] },
+      });
       expectError(employee, 422, /Last name/);
       const employees = await count("SELECT COUNT(*) AS n FROM Employees");
       const ghost = await call("POST", "/employees", { user: "editor", body: { firstName: "Ghost", lastName: "Worker", companyId: 999 } });
@@ -449,7 +462,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
       const lines = await count("SELECT COUNT(*) AS n FROM OrderLines");
       const zero = await call("POST", "/orders", {
         user: "editor",
-        body: { number: "SO-ZERO", companyId: 1, lines: [{ product: "Anvil", quantity: 0, price: "1.00" }] },
+        body: { number: "SO-ZERO", companyId: companyIds[0], lines: [{ product: "Anvil", quantity: 0, price: "1.00" }] },
       });
       expectError(zero, 422);
       assert.deepEqual(
@@ -458,7 +471,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
       );
       const free = await call("POST", "/orders", {
         user: "editor",
-        body: { number: "SO-FREE", companyId: 1, lines: [{ product: "Anvil", quantity: 1, price: "0" }] },
+        body: { number: "SO-FREE", companyId: companyIds[0], lines: [{ product: "Anvil", quantity: 1, price: "0" }] },
       });
       expectError(free, 422);
       assert.equal(await count("SELECT COUNT(*) AS n FROM Orders"), orders, "the order is rolled back with its failed line");
@@ -467,9 +480,9 @@ export function defineDemoSuite(engine: DemoEngine): void {
 
     test("an insert with the id of an existing row answers 409", async () => {
       expectError(
-        await call("POST", "/companies", { user: "editor", body: { id: 1, name: "Duplicate" } }),
+        await call("POST", "/companies", { user: "editor", body: { id: companyIds[0], name: "Duplicate" } }),
         409,
-        "Entity 1 already exists.",
+        `Entity ${companyIds[0]} already exists.`,
       );
       assert.equal(await count("SELECT COUNT(*) AS n FROM Companies WHERE Name = 'Duplicate'"), 0);
     });

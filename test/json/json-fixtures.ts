@@ -17,7 +17,7 @@ import {
   UpdatedBy,
   VersionColumn,
 } from "tenon";
-import type { EngineHarness, TestDatabase } from "../orm/harness.js";
+import { type EngineHarness, sequenceDdl, type TestDatabase } from "../orm/harness.js";
 
 /** An author: every JSON decorator on a column, on a `Lazy` and on a `LazyList`, and change-tracking columns. */
 @Table("Authors")
@@ -99,6 +99,6 @@ export async function createJsonSchema(harness: EngineHarness, db: TestDatabase)
     `CREATE TABLE Samples (ID ${t.int32} NOT NULL PRIMARY KEY, Big ${t.int64}, Ratio ${t.float}, Amount ${t.decimal(18, 4)}, Flag ${t.boolean},
       At ${t.timestamp}, Data ${t.blob}, Label ${t.text} NOT NULL, Count ${t.int32} NOT NULL, VersionID ${t.int32} NOT NULL)`,
   ];
-  if (harness.hasSequences) for (const name of ["AuthorsID", "BooksID", "SamplesID"]) statements.push(`CREATE SEQUENCE ${name}`);
+  if (harness.hasSequences) for (const name of ["AuthorsID", "BooksID", "SamplesID"]) statements.push(sequenceDdl(harness, name));
   for (const sql of statements) await db.exec(sql);
 }

@@ -32,7 +32,7 @@ import {
   VersionColumn,
   type EntityEvent,
 } from "tenon";
-import type { EngineHarness, TestDatabase } from "./harness.js";
+import { type EngineHarness, sequenceDdl, type TestDatabase } from "./harness.js";
 
 /** A club that members belong to (the target of a required `Lazy`). */
 @Table("Clubs")
@@ -189,7 +189,8 @@ export async function createValidationSchema(harness: EngineHarness, db: TestDat
     `CREATE TABLE Items (ID ${t.int32} NOT NULL PRIMARY KEY, Name ${t.text} NOT NULL, Category ${t.text} NOT NULL, Price ${t.float} NOT NULL,
       Qty ${t.int32} NOT NULL, Note ${t.text}, ClubID ${t.int32}, VersionID ${t.int32} NOT NULL)`,
   ];
-  if (harness.hasSequences) for (const name of ["ClubsID", "MembersID", "TicketsID", "ItemsID"]) statements.push(`CREATE SEQUENCE ${name}`);
+  if (harness.hasSequences)
+    for (const name of ["ClubsID", "MembersID", "TicketsID", "ItemsID"]) statements.push(sequenceDdl(harness, name));
   for (const sql of statements) await db.exec(sql);
 }
 

@@ -2,13 +2,16 @@ import { randomBytes } from "node:crypto";
 import { createConnection, type Connection } from "mariadb";
 import type { Database } from "tenon";
 import { MariaDbDatabase } from "tenon/mariadb";
-import type { EngineHarness, TestDatabase } from "./harness.js";
+import type { EngineHarness, SqlTypes, TestDatabase } from "./harness.js";
 
 /** The server the MariaDB suites run against: `TENON_TEST_MARIADB_URL`, or the local test server. */
 export const mariaDbUrl = process.env.TENON_TEST_MARIADB_URL ?? "mariadb://root@127.0.0.1:3306/test";
 
-function connectionOptions(database?: string): { host: string; port: number; user: string; password?: string; database?: string } {
-  const url = new URL(mariaDbUrl);
+function connectionOptions(
+  database?: string,
+  server = mariaDbUrl,
+): { host: string; port: number; user: string; password?: string; database?: string } {
+  const url = new URL(server);
   return {
     host: url.hostname,
     port: url.port === "" ? 3306 : Number(url.port),
@@ -44,11 +47,25 @@ export interface MariaDbTestDatabase extends TestDatabase {
   readonly direct: Connection;
 }
 
+/** Where `openMariaDb` opens its database. */
+export interface MariaDbServerOptions {
+  /** Pool size of the first pool (default 4). */
+  readonly poolSize?: number;
+  /** The server (default `mariaDbUrl`): a Galera cluster's HAProxy for the scale-out suites. */
+  readonly url?: string;
+  /**
+   * Session settings of the direct connection: through a load balancer it reads from any node, so on Galera
+   * it waits for the writes the cluster has committed (`SET SESSION wsrep_sync_wait = 1`).
+   */
+  readonly directSetup?: readonly string[];
+}
+
 /** Opens a fresh database `tenon_test_<pid>_<random>` and a pool on it. */
-export async function openMariaDb(options: { poolSize?: number } = {}): Promise<MariaDbTestDatabase> {
+export async function openMariaDb(options: MariaDbServerOptions = {}): Promise<MariaDbTestDatabase> {
+  const server = options.url ?? mariaDbUrl;
   const name = `tenon_test_${process.pid}_${randomBytes(4).toString("hex")}`;
   const direct = await createConnection({
-    ...connectionOptions(),
+    ...connectionOptions(undefined, server),
     dateStrings: true,
     typeCast: (column, next) => {
       if (column.type !== "DATETIME") return next();
@@ -58,9 +75,10 @@ export async function openMariaDb(options: { poolSize?: number } = {}): Promise<
   });
   await direct.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
   await direct.query(`USE ${name}`);
+  for (const sql of options.directSetup ?? []) await direct.query(sql);
   const databases: Database[] = [];
   const openDatabase = (more: { poolSize?: number; statementTimeout?: number } = {}): MariaDbDatabase => {
-    const url = new URL(mariaDbUrl);
+    const url = new URL(server);
     url.pathname = `/${name}`;
     const database = new MariaDbDatabase({
       connectionString: url.href,
@@ -93,21 +111,39 @@ export async function openMariaDb(options: { poolSize?: number } = {}): Promise<
   };
 }
 
+/** The SQL types of MariaDB. */
+const mariaDbTypes: SqlTypes = {
+  int32: "INT",
+  int64: "BIGINT",
+  float: "DOUBLE",
+  decimal: (precision, scale) => `DECIMAL(${precision}, ${scale})`,
+  text: "TEXT",
+  varchar: (size) => `VARCHAR(${size})`,
+  boolean: "BOOLEAN",
+  timestamp: "DATETIME(3)",
+  blob: "LONGBLOB",
+};
+
 /** MariaDB 10.3 or later, each suite in a database of its own. */
 export const mariaDbHarness: EngineHarness = {
   name: "MariaDB",
-  types: {
-    int32: "INT",
-    int64: "BIGINT",
-    float: "DOUBLE",
-    decimal: (precision, scale) => `DECIMAL(${precision}, ${scale})`,
-    text: "TEXT",
-    varchar: (size) => `VARCHAR(${size})`,
-    boolean: "BOOLEAN",
-    timestamp: "DATETIME(3)",
-    blob: "LONGBLOB",
-  },
+  types: mariaDbTypes,
   hasSequences: true,
   storedDecimal: (text) => text,
   open: () => openMariaDb(),
 };
+
+/**
+ * A Galera cluster reached at `url` (its HAProxy): each suite in a database of its own, sequences in the
+ * only form Galera keeps distinct across nodes (`INCREMENT BY 0`, docs/engines.md).
+ */
+export function galeraHarness(url: string): EngineHarness {
+  return {
+    name: "MariaDB Galera",
+    types: mariaDbTypes,
+    hasSequences: true,
+    storedDecimal: (text) => text,
+    createSequence: (name) => `CREATE SEQUENCE ${name} INCREMENT BY 0`,
+    open: () => openMariaDb({ url, directSetup: ["SET SESSION wsrep_sync_wait = 1"] }),
+  };
+}

@@ -42,8 +42,15 @@ export interface EngineHarness {
    * scaled by 10^scale (docs/engines.md), for precisions up to 18.
    */
   storedDecimal(text: string, scale: number): unknown;
+  /** The DDL that creates the sequence `name` (default `CREATE SEQUENCE name`). */
+  readonly createSequence?: (name: string) => string;
   /** Creates a fresh database; throws when the engine is unreachable. */
   open(): Promise<TestDatabase>;
+}
+
+/** The DDL of the sequence `name` on the harness's engine. */
+export function sequenceDdl(harness: EngineHarness, name: string): string {
+  return harness.createSequence?.(name) ?? `CREATE SEQUENCE ${name}`;
 }
 
 /** The embedded engine on a real file in a temporary directory. */

@@ -1,4 +1,4 @@
-import type { EngineHarness, TestDatabase } from "./harness.js";
+import { type EngineHarness, sequenceDdl, type TestDatabase } from "./harness.js";
 
 /** Creates the tables (and, where the engine has them, the sequences) of the fixtures in fixtures.ts. */
 export async function createSchema(harness: EngineHarness, db: TestDatabase): Promise<void> {
@@ -18,7 +18,7 @@ export async function createSchema(harness: EngineHarness, db: TestDatabase): Pr
       Flag ${t.boolean}, At ${t.timestamp}, Data ${t.blob}, Label ${t.text}, VersionID ${t.int32} NOT NULL)`,
   ];
   if (harness.hasSequences) {
-    for (const name of ["CompaniesID", "EmployeesID", "OrdersID", "OrderLinesID", "GadgetsID"]) statements.push(`CREATE SEQUENCE ${name}`);
+    for (const name of ["CompaniesID", "EmployeesID", "OrdersID", "OrderLinesID", "GadgetsID"]) statements.push(sequenceDdl(harness, name));
   }
   for (const sql of statements) await db.exec(sql);
 }

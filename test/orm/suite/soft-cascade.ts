@@ -16,7 +16,7 @@ import {
   UpdatedBy,
   VersionColumn,
 } from "tenon";
-import type { EngineHarness, TestDatabase } from "../harness.js";
+import { type EngineHarness, sequenceDdl, type TestDatabase } from "../harness.js";
 import { lower } from "./crud.js";
 
 /** A document of a folder: soft delete of its own, so a folder's soft delete cascades softly to it. */
@@ -71,7 +71,7 @@ export function softCascadeSuite(harness: EngineHarness): void {
         `CREATE TABLE Documents (ID ${t.int32} NOT NULL PRIMARY KEY, FolderID ${t.int32} NOT NULL, Title ${t.text} NOT NULL, ${audit})`,
       );
       await db.exec(`CREATE TABLE Stickers (ID ${t.int32} NOT NULL PRIMARY KEY, FolderID ${t.int32} NOT NULL, Label ${t.text} NOT NULL)`);
-      if (harness.hasSequences) for (const name of ["FoldersID", "DocumentsID", "StickersID"]) await db.exec(`CREATE SEQUENCE ${name}`);
+      if (harness.hasSequences) for (const name of ["FoldersID", "DocumentsID", "StickersID"]) await db.exec(sequenceDdl(harness, name));
     });
     after(async () => db.close());
 
