@@ -144,6 +144,9 @@ export function galeraHarness(url: string): EngineHarness {
     hasSequences: true,
     storedDecimal: (text) => text,
     createSequence: (name) => `CREATE SEQUENCE ${name} INCREMENT BY 0`,
+    // Galera refuses an ALTER SEQUENCE that does not restate INCREMENT BY 0 (error 1235).
+    restartSequence: (name, value) => `ALTER SEQUENCE ${name} RESTART WITH ${value} INCREMENT BY 0`,
+    multiPrimary: true,
     open: () => openMariaDb({ url, directSetup: ["SET SESSION wsrep_sync_wait = 1"] }),
   };
 }

@@ -44,6 +44,14 @@ export interface EngineHarness {
   storedDecimal(text: string, scale: number): unknown;
   /** The DDL that creates the sequence `name` (default `CREATE SEQUENCE name`). */
   readonly createSequence?: (name: string) => string;
+  /** The DDL that restarts the sequence `name` at `value` (default `ALTER SEQUENCE name RESTART WITH value`). */
+  readonly restartSequence?: (name: string, value: number) => string;
+  /**
+   * Whether every node of a cluster takes writes (Galera): two sessions writing the same key through two
+   * nodes are then decided at COMMIT, where the loser may get a certification failure (1213) instead of
+   * the duplicate-key or version error a single server gives.
+   */
+  readonly multiPrimary?: boolean;
   /** Creates a fresh database; throws when the engine is unreachable. */
   open(): Promise<TestDatabase>;
 }
@@ -51,6 +59,11 @@ export interface EngineHarness {
 /** The DDL of the sequence `name` on the harness's engine. */
 export function sequenceDdl(harness: EngineHarness, name: string): string {
   return harness.createSequence?.(name) ?? `CREATE SEQUENCE ${name}`;
+}
+
+/** The DDL that restarts the sequence `name` at `value` on the harness's engine. */
+export function sequenceRestartDdl(harness: EngineHarness, name: string, value: number): string {
+  return harness.restartSequence?.(name, value) ?? `ALTER SEQUENCE ${name} RESTART WITH ${value}`;
 }
 
 /** The embedded engine on a real file in a temporary directory. */
