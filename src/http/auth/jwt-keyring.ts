@@ -29,7 +29,7 @@ const minimumSecretBytes = 32;
  * The keys of a bearer authentication, by key id (`kid`): HS256 shared secrets and RS256 key pairs, on the
  * `jose` library. Verification takes the key named by the token's `kid` (or the only key when the token
  * names none), insists that the token's `alg` is that key's algorithm (no algorithm confusion), checks the
- * signature and honours `exp` and `nbf`. Build it once at start-up; it is safe to share between requests.
+ * signature, requires `exp` and honours it and `nbf`. Build it once at start-up; it is safe to share between requests.
  */
 export class JwtKeyring {
   readonly #keys = new Map<string, KeyEntry>();
@@ -75,10 +75,12 @@ export class JwtKeyring {
       .sign(entry.signKey);
   }
 
-  /** Verifies a compact JWT and returns its claims; throws when the signature, key or lifetime is wrong. */
+  /** Verifies a compact JWT and returns its claims; throws when the signature, key or lifetime is wrong, or `exp` is missing. */
   async verify(token: string): Promise<JwtPayload> {
     const { payload } = await jwtVerify(token, (header: JWTHeaderParameters) => this.#keyFor(header), {
       algorithms: ["HS256", "RS256"],
+      // A token without an expiry would stay valid forever once leaked.
+      requiredClaims: ["exp"],
     });
     return payload;
   }
