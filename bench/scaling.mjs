@@ -1,0 +1,287 @@
+// Scale-out measurement (issue 18): the demo's read and write scenarios on PostgreSQL served by one process
+// and by two (WORKERS=2, node:cluster), measured in interleaved rounds of the same run, reported as ratios,
+// with the servers' CPU per request and the database connections they held.
+//
+//   npm run build && node bench/scaling.mjs [--rounds 3] [--seconds 5] [--connections 16] [--out scaling]
+//
+// Needs PostgreSQL at TENON_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); makes a
+// throwaway database there and drops it. Writes bench/results/<out>.json and .md.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { cpuNs } from "./lib/server-process.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const demoMain = path.join(root, "dist", "examples", "demo", "main.js");
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const rounds = Number(option("rounds", 3));
+const seconds = Number(option("seconds", 5));
+const connections = Number(option("connections", 16));
+const out = option("out", "scaling");
+const baseUrl = process.env.TENON_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const secret = randomBytes(32).toString("base64url");
+
+if (!fs.existsSync(demoMain)) throw new Error("Run `npm run build` first: dist/examples/demo/main.js is missing.");
+
+let current; // the server running now, stopped on a signal
+/** Starts a raw node:http server answering a constant JSON: the calibration of CPU per request on this machine. */
+async function startRaw() {
+  const code = `require("http").createServer((q,s)=>{s.setHeader("Content-Type","application/json");s.end('{"status":"ok"}')}).listen(0,"127.0.0.1",function(){console.log("PORT "+this.address().port)})`;
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  let text = "";
+  child.stdout.on("data", (d) => (text += d));
+  while (!/PORT (\d+)/.test(text)) await new Promise((r) => setTimeout(r, 20));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    port: Number(/PORT (\d+)/.exec(text)[1]),
+    pids: [child.pid],
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Starts the demo (WORKERS unset, or a count) and resolves its port and the pids to measure. */
+async function startDemo(env, workers) {
+  const child = spawn(process.execPath, [demoMain], {
+    env: { ...process.env, ...env, PORT: "0", JWT_SECRET: secret, WORKERS: workers === 1 ? "" : String(workers), DEMO_RESET: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout.on("data", (d) => (text += d));
+  child.stderr.on("data", (d) => (text += d));
+  const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+  const began = Date.now();
+  const ready = () => (workers === 1 ? /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(text) : /tenon: primary \d+ serves/.test(text));
+  while (!ready()) {
+    if (child.exitCode !== null || Date.now() - began > 60000) throw new Error(`the demo did not start:\n${text}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text)[1]);
+  const workerPids = [...text.matchAll(/tenon: worker (\d+) serving/g)].map((m) => Number(m[1]));
+  return {
+    port,
+    pids: [child.pid, ...workerPids],
+    async stop() {
+      child.kill("SIGTERM");
+      const code = await exited;
+      if (code !== 0) throw new Error(`the demo exited with ${code}:\n${text}`);
+    },
+  };
+}
+
+function load(port, requests) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(here, "lib", "keepalive-load.mjs"), JSON.stringify({ port, connections, seconds, requests })],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let text = "";
+    child.stdout.on("data", (d) => (text += d));
+    child.once("exit", () => {
+      const m = /BENCH_JSON (\{.*\})/.exec(text);
+      if (m) resolve({ ...JSON.parse(m[1]), loaderPid: child.pid });
+      else reject(new Error(`the load generator printed no result: ${text}`));
+    });
+  });
+}
+
+async function token(port) {
+  const res = await fetch(`http://127.0.0.1:${port}/api/logon`, {
+    method: "POST",
+    body: JSON.stringify({ username: "editor", password: "editor" }),
+  });
+  return (await res.json()).token;
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+const admin = new pg.Client({ connectionString: baseUrl });
+await admin.connect();
+const dbName = `tenon_scaling_${process.pid}`;
+await admin.query(`CREATE DATABASE ${dbName}`);
+const url = new URL(baseUrl);
+url.pathname = `/${dbName}`;
+const env = { DATABASE_URL: url.href, LOG_FILE: path.join(os.tmpdir(), `tenon-scaling-${process.pid}.log`) };
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, async () => {
+    await current?.stop().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    process.exit(1);
+  });
+}
+const results = [];
+const loadBefore = os.loadavg()[0];
+try {
+  // Schema and seed rows once, then more companies so that reads by id spread over a table.
+  {
+    const demo = await startDemo({ ...env, DEMO_RESET: "1" }, 1);
+    await demo.stop();
+  }
+  const scenarios = [
+    {
+      id: "read",
+      what: "GET /api/companies/<1-4> and /api/employees/<1-20> by id (bearer token)",
+      requests: (auth) => [
+        ...[1, 2, 3, 4].map((id) => ({ method: "GET", path: `/api/companies/${id}`, headers: auth })),
+        ...[1, 5, 9, 13, 17].map((id) => ({ method: "GET", path: `/api/employees/${id}`, headers: auth })),
+      ],
+    },
+    {
+      id: "write",
+      what: "POST /api/companies: insert with validation, audit columns and sequence",
+      requests: (auth) => [
+        { method: "POST", path: "/api/companies", headers: auth, bodyTemplate: '{"name":"Scaling {n}","creditLimit":"10.00"}' },
+      ],
+    },
+  ];
+  scenarios.unshift({
+    id: "raw",
+    what: "calibration: raw node:http answering a constant JSON",
+    requests: () => [{ method: "GET", path: "/" }],
+  });
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      for (const workers of scenario.id === "raw" ? [1] : round % 2 === 1 ? [1, 2] : [2, 1]) {
+        const demo = scenario.id === "raw" ? await startRaw() : await startDemo(env, workers);
+        current = demo;
+        try {
+          const auth = scenario.id === "raw" ? {} : { Authorization: `Bearer ${await token(demo.port)}` };
+          const requests = scenario.requests(auth);
+          await load(demo.port, requests); // warm-up, same length as the measure
+          let peakConnections = 0;
+          let activeSum = 0;
+          let samples = 0;
+          let sampling = true;
+          const sampler = (async () => {
+            while (sampling) {
+              const r = await admin.query(
+                "SELECT count(*)::int AS n, count(*) FILTER (WHERE state <> 'idle')::int AS busy FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                [dbName],
+              );
+              peakConnections = Math.max(peakConnections, r.rows[0].n);
+              activeSum += r.rows[0].busy;
+              samples++;
+              await new Promise((res) => setTimeout(res, 100));
+            }
+          })();
+          // The database's side: the backends serving this database (the pool is full after the warm-up).
+          const backends =
+            scenario.id === "raw"
+              ? []
+              : (await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = $1", [dbName])).rows.map((row) => row.pid);
+          const dbBefore = backends.map(cpuNs);
+          const cpuBefore = demo.pids.map(cpuNs);
+          const measured = await load(demo.port, requests);
+          const cpuAfter = demo.pids.map(cpuNs);
+          const dbAfter = backends.map(cpuNs);
+          const dbCpu = dbAfter.reduce((sum, after, i) => sum + (after === null || dbBefore[i] === null ? 0 : after - dbBefore[i]), 0);
+          sampling = false;
+          await sampler;
+          const cpu = cpuAfter.reduce((sum, after, i) => sum + (after - cpuBefore[i]), 0);
+          const ok = measured.statuses["200"] ?? 0;
+          results.push({
+            round,
+            scenario: scenario.id,
+            workers,
+            rps: (ok / measured.durationMs) * 1000,
+            answered: measured.answered,
+            failed: measured.failed,
+            statuses: measured.statuses,
+            cpuUsPerRequest: cpu / 1000 / Math.max(1, measured.answered),
+            dbCpuUsPerRequest: dbCpu / 1000 / Math.max(1, measured.answered),
+            peakConnections,
+            busyConnections: activeSum / Math.max(1, samples),
+          });
+          const last = results.at(-1);
+          console.log(
+            `round ${round} ${scenario.id} ${workers} process(es): ${last.rps.toFixed(0)} req/s, ${last.cpuUsPerRequest.toFixed(0)} us CPU/request (database ${last.dbCpuUsPerRequest.toFixed(0)}), ${peakConnections} connections (${(activeSum / Math.max(1, samples)).toFixed(1)} busy on average), statuses ${JSON.stringify(measured.statuses)}, ${measured.failed} failed`,
+          );
+        } finally {
+          current = undefined;
+          await demo.stop();
+        }
+      }
+    }
+  }
+} finally {
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+  fs.rmSync(env.LOG_FILE, { force: true });
+}
+
+const summary = [];
+const rawCpu = median(results.filter((r) => r.scenario === "raw").map((r) => r.cpuUsPerRequest));
+const rawRps = median(results.filter((r) => r.scenario === "raw").map((r) => r.rps));
+for (const scenario of ["read", "write"]) {
+  const pick = (workers, field) => median(results.filter((r) => r.scenario === scenario && r.workers === workers).map((r) => r[field]));
+  const ratios = [];
+  for (let round = 1; round <= rounds; round++) {
+    const one = results.find((r) => r.round === round && r.scenario === scenario && r.workers === 1);
+    const two = results.find((r) => r.round === round && r.scenario === scenario && r.workers === 2);
+    ratios.push(two.rps / one.rps);
+  }
+  summary.push({
+    scenario,
+    rps1: pick(1, "rps"),
+    rps2: pick(2, "rps"),
+    ratio: median(ratios),
+    cpu1: pick(1, "cpuUsPerRequest"),
+    cpu2: pick(2, "cpuUsPerRequest"),
+    connections1: pick(1, "peakConnections"),
+    connections2: pick(2, "peakConnections"),
+    db1: pick(1, "dbCpuUsPerRequest"),
+    db2: pick(2, "dbCpuUsPerRequest"),
+    busy1: pick(1, "busyConnections"),
+    busy2: pick(2, "busyConnections"),
+  });
+}
+const loadAfter = os.loadavg()[0];
+const when = new Date().toISOString().slice(0, 16).replace("T", " ");
+const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? "CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const lines = [
+  `# Scale-out: one process against two (WORKERS=2) on PostgreSQL`,
+  "",
+  `${when} UTC, ${machine}; \`node bench/scaling.mjs --rounds ${rounds} --seconds ${seconds} --connections ${connections}\`. The load generator`,
+  `(bench/lib/keepalive-load.mjs, ${connections} keep-alive connections) and PostgreSQL run on the same cores as the servers.`,
+  `Medians of ${rounds} interleaved rounds; the ratio is the median of each round's two-process / one-process ratio.`,
+  `CPU per request: the servers' own CPU time (primary and workers, user and kernel, from /proc) over the requests answered;`,
+  `database CPU per request: the same for the PostgreSQL backends that served the database during the load.`,
+  `Connections: the most sessions pg_stat_activity showed on the database during the load; busy: the mean number of them`,
+  `not idle (running a statement or in a transaction), sampled every 100 ms; busy / req/s is the time a request holds a connection.`,
+  `Calibration in the same rounds: a raw node:http server answering a constant JSON served ${rawRps.toFixed(0)} req/s with ${rawCpu.toFixed(0)} us of CPU per request`,
+  `under the same load generator; the last columns give the demo's CPU per request as a multiple of it.`,
+  `Load average of the machine (1 min) at the start and the end of the run: ${loadBefore.toFixed(1)}, ${loadAfter.toFixed(1)} (other work shares it).`,
+  "",
+  "| scenario | 1 process req/s | 2 processes req/s | ratio | CPU us/request, 1 | CPU us/request, 2 | database CPU us/request, 1 | database CPU us/request, 2 | DB connections, 1 | DB connections, 2 | busy, 1 | busy, 2 | CPU / raw's, 1 | CPU / raw's, 2 |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  ...summary.map(
+    (s) =>
+      `| ${s.scenario} | ${s.rps1.toFixed(0)} | ${s.rps2.toFixed(0)} | ${s.ratio.toFixed(2)} | ${s.cpu1.toFixed(0)} | ${s.cpu2.toFixed(0)} | ${s.db1.toFixed(0)} | ${s.db2.toFixed(0)} | ${s.connections1} | ${s.connections2} | ${s.busy1.toFixed(1)} | ${s.busy2.toFixed(1)} | ${(s.cpu1 / rawCpu).toFixed(1)} | ${(s.cpu2 / rawCpu).toFixed(1)} |`,
+  ),
+  "",
+];
+fs.mkdirSync(path.join(here, "results"), { recursive: true });
+fs.writeFileSync(
+  path.join(here, "results", `${out}.json`),
+  JSON.stringify({ when, machine, rawCpu, rawRps, loadBefore, loadAfter, rounds, seconds, connections, results, summary }, null, 2),
+);
+fs.writeFileSync(path.join(here, "results", `${out}.md`), lines.join("\n"));
+console.log(lines.join("\n"));
