@@ -127,9 +127,10 @@ export class SqliteDatabase implements Database {
   }
 
   /**
-   * @internal The next key of `table` from the file's key table (see `SqliteKeys`). Inside `owner`'s
-   * transaction, which began IMMEDIATE and so already holds the file's write lock, it runs there; otherwise
-   * in a write transaction of its own, so that another process drawing at the same time waits for it.
+   * @internal The next key of `table`: from this database's reserved block, or from a new block reserved in
+   * the file's key table (see `SqliteKeys`). Inside `owner`'s transaction, which began IMMEDIATE and so
+   * already holds the file's write lock, the reservation runs there; otherwise in a write transaction of its
+   * own, so that another process reserving at the same time waits for it.
    */
   nextId(owner: SqliteConnection, table: string, keyColumn: string): number {
     const statements = {
@@ -138,10 +139,12 @@ export class SqliteDatabase implements Database {
         this.statement(sql).run(...parameters);
       },
     };
-    if (this.owns(owner)) return this.#keys.next(statements, table, keyColumn);
+    const reserved = this.#keys.fromBlock(statements, table, keyColumn);
+    if (reserved !== undefined) return reserved;
+    if (this.owns(owner)) return this.#keys.reserve(statements, table, keyColumn);
     this.statement("BEGIN IMMEDIATE").run();
     try {
-      const key = this.#keys.next(statements, table, keyColumn);
+      const key = this.#keys.reserve(statements, table, keyColumn);
       this.statement("COMMIT").run();
       return key;
     } catch (error) {
@@ -155,7 +158,7 @@ export class SqliteDatabase implements Database {
     }
   }
 
-  /** @internal A transaction was rolled back: a key table it created may be gone with it. */
+  /** @internal A transaction was rolled back: a key table it created or a block it reserved may be gone with it. */
   rolledBack(): void {
     this.#keys.forget();
   }

@@ -18,19 +18,33 @@ export interface KeyStatements {
   run(sql: string, parameters: readonly unknown[]): void;
 }
 
+/** How many keys a process reserves at once (like a sequence's cache): one write transaction per block. */
+const blockSize = 32;
+
+/** The keys of a table reserved by this process and not handed out yet: `next` to `end`. */
+interface KeyBlock {
+  next: number;
+  end: number;
+}
+
 /**
- * Primary keys for the embedded engine, which has no sequences: the last key handed out per table lives in
- * the table `tenon_keys` of the database file itself, read and advanced inside one write transaction
+ * Primary keys for the embedded engine, which has no sequences: the last key reserved per table lives in the
+ * table `tenon_keys` of the database file itself, read and advanced inside one write transaction
  * (`BEGIN IMMEDIATE`, or the session's own transaction, which the engine begins IMMEDIATE too), so that every
  * process and every connection on the file draws from one counter and none hands out a key twice.
  *
- * A table's counter starts at its highest key the first time a key is drawn for it. Each key is the first one
- * after the counter that no row has, so ids that clients chose ahead of the counter are stepped over instead of
- * breaking a later insert, and an id a client chose at the top of the int32 range does not push the counter
- * there. A key beyond int32 is never handed out: `KeyRangeError`.
+ * Each database object reserves 32 keys at a time and hands them out from memory, checking each against the
+ * table, so that the write transaction is paid once per block, not per insert: keys of several processes
+ * interleave by blocks, and a process that stops leaves the rest of its block unused (as a sequence's cache
+ * does). A table's counter starts at its highest key the first time a key is drawn for it. A block starts at
+ * the first key after the counter that no row has, and a key of the block that a row has taken meanwhile is
+ * skipped, so ids that clients chose ahead of the counter never break a later insert, and an id a client chose
+ * at the top of the int32 range does not push the counter there. A key beyond int32 is never handed out:
+ * `KeyRangeError`.
  */
 export class SqliteKeys {
   readonly #dialect: SqliteDialect;
+  readonly #blocks = new Map<string, KeyBlock>();
   #tableReady = false;
 
   /** @param dialect quotes the names of the entity tables. */
@@ -38,16 +52,32 @@ export class SqliteKeys {
     this.#dialect = dialect;
   }
 
-  /** Forgets that the key table exists: the transaction that created it may have been rolled back. */
+  /**
+   * Forgets the reserved blocks and that the key table exists: the transaction that reserved or created them
+   * may have been rolled back.
+   */
   forget(): void {
     this.#tableReady = false;
+    this.#blocks.clear();
+  }
+
+  /** The next key of `table` from this process's block, or undefined when none is left (then `reserve`). */
+  fromBlock(statements: KeyStatements, table: string, keyColumn: string): number | undefined {
+    const block = this.#blocks.get(table.toLowerCase());
+    if (block === undefined) return undefined;
+    const taken = `SELECT 1 FROM ${this.#dialect.quoteIdentifier(table)} WHERE ${this.#dialect.quoteIdentifier(keyColumn)} = ?`;
+    while (block.next <= block.end) {
+      const key = block.next++;
+      if (statements.get(taken, [key]) === undefined) return key;
+    }
+    return undefined;
   }
 
   /**
-   * The next key of `table`: the caller runs this inside a write transaction. `statements` runs on the
-   * database's one connection.
+   * Reserves the next block of `table` and answers its first key: the caller runs this inside a write
+   * transaction. `statements` runs on the database's one connection.
    */
-  next(statements: KeyStatements, table: string, keyColumn: string): number {
+  reserve(statements: KeyStatements, table: string, keyColumn: string): number {
     if (!this.#tableReady) {
       statements.run(createKeyTable, []);
       this.#tableReady = true;
@@ -72,7 +102,9 @@ export class SqliteKeys {
         `SQLite: no key of ${table} is left in the int32 range after ${last}; compact the keys or reset the row of ${keyTable}.`,
       );
     }
-    statements.run(`INSERT INTO ${keyTable} (name, last) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last = excluded.last`, [name, key]);
+    const end = Math.min(key + blockSize - 1, maxKey);
+    statements.run(`INSERT INTO ${keyTable} (name, last) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last = excluded.last`, [name, end]);
+    this.#blocks.set(name, { next: key + 1, end });
     return key;
   }
 }
