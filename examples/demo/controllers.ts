@@ -129,26 +129,41 @@ async function requireCompany(context: HttpContext, company: Lazy<Company>): Pro
 }
 
 /**
- * Saves an order's lines: lines of this order are updated (unless untouched), any other line (no id, or an
- * id that is not one of this order's lines) is inserted with a new id, and stored lines the order no longer
- * lists are deleted. A body can therefore never move or change another order's line.
+ * Saves an order's lines: lines of this order are updated (unless untouched: same version and values), any
+ * other line (no id, or an id that is not one of this order's lines) is inserted with a new id, and stored
+ * lines the order no longer lists are deleted. A body can therefore never move or change another order's line.
  */
 async function saveOrderLines(context: HttpContext, order: Order): Promise<void> {
   const lines = await order.lines.load();
-  const stored = await context.select(OrderLine, new Filter().addWhere("OrderID = :orderId", { orderId: order.id }));
-  const storedIds = new Set(stored.map((line) => line.id));
+  const stored = new Map(
+    (await context.select(OrderLine, new Filter().addWhere("OrderID = :orderId", { orderId: order.id }))).map((line) => [line.id, line]),
+  );
+  const added: OrderLine[] = [];
   const keep = new Set<number>();
   for (const line of lines) {
     line.order.id = order.id;
-    if (!storedIds.has(line.id)) {
+    const before = stored.get(line.id);
+    if (before === undefined) {
       line.id = 0;
-      await context.insert(line);
-    } else if (!stored.includes(line)) {
-      await context.update(line);
+      added.push(line);
+    } else {
+      keep.add(line.id);
+      if (!sameLine(before, line)) await context.update(line);
     }
-    keep.add(line.id);
   }
-  for (const line of stored) if (!keep.has(line.id)) await context.delete(line);
+  // New and removed lines go in a few multi-row statements, not one round trip each (docs/crud.md).
+  await context.insertAll(added);
+  await context.deleteAll([...stored.values()].filter((line) => !keep.has(line.id)));
+}
+
+/** Whether a line of the body is the stored one unchanged (same version and values): it needs no update. */
+function sameLine(stored: OrderLine, line: OrderLine): boolean {
+  return (
+    stored.versionId === line.versionId &&
+    stored.product === line.product &&
+    stored.quantity === line.quantity &&
+    stored.price === line.price
+  );
 }
 
 /** /employee-directory: read only (the GET routes and select), every route in area read. */

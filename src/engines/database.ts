@@ -35,6 +35,11 @@ export interface Connection {
   rollback(): Promise<void>;
   /** Answers the next primary key for a table (SPEC.md 2.8 rule 1: a real sequence, or the embedded engine's rule). */
   nextId(sequence: string, table: string, keyColumn: string): Promise<number>;
+  /**
+   * Answers `count` next primary keys at once (one round trip where the engine can). Optional: without it the
+   * session calls `nextId` `count` times.
+   */
+  nextIds?(sequence: string, table: string, keyColumn: string, count: number): Promise<number[]>;
   /** Gives the connection back to its pool. */
   release(): void;
   /**

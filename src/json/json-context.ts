@@ -15,6 +15,13 @@ import type { JsonObject } from "./json-value.js";
  * from JSON, and describes an entity class. `HttpContext` extends it.
  */
 export class JsonContext extends Context {
+  /**
+   * The default of `maxDetailItems`: 10,000 items per detail array. Every item becomes a row written in the
+   * request's transaction, so the bound keeps one body from holding the database for long.
+   */
+  static defaultMaxDetailItems = 10000;
+  /** How many items a detail array of a JSON body may carry; more is an `InvalidInputError` (400) naming the property. */
+  maxDetailItems: number = JsonContext.defaultMaxDetailItems;
   /** @param database where the session reads and writes. */
   constructor(database: Database) {
     super(database);
@@ -54,7 +61,7 @@ export class JsonContext extends Context {
    * a wrong JSON type throws `InvalidInputError` naming the property.
    */
   fromJson<T extends object>(entityClass: EntityClass<T>, json: unknown): T {
-    return entityFromJson(entityClass, json, (entity) => this.attach(entity));
+    return entityFromJson(entityClass, json, (entity) => this.attach(entity), this.maxDetailItems);
   }
 
   /** `fromJson` of a JSON text; text that is not JSON throws `InvalidInputError`. */

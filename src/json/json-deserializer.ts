@@ -11,14 +11,20 @@ import { isJsonObject } from "./json-value.js";
  * looked at: never a change-tracking column, never a `@JsonIgnore` or `@JsonIgnoreDeserialize` one; a
  * `Lazy<T>` field `company` is read from `companyId` alone; a detail array replaces the list. Absent
  * properties keep the constructor's value; unknown properties are ignored. A value of the wrong JSON type
- * throws `InvalidInputError` naming the property. `bind` is called on every entity built (the session's attach).
+ * throws `InvalidInputError` naming the property, and so does a detail array longer than `maxDetailItems`
+ * (checked before any of its items is read). `bind` is called on every entity built (the session's attach).
  */
-export function entityFromJson<T extends object>(entityClass: EntityClass<T>, json: unknown, bind: (entity: object) => void): T {
+export function entityFromJson<T extends object>(
+  entityClass: EntityClass<T>,
+  json: unknown,
+  bind: (entity: object) => void,
+  maxDetailItems = Number.POSITIVE_INFINITY,
+): T {
   const mapping = EntityMapping.of(entityClass);
-  return read(mapping, json, bind, undefined) as T;
+  return read(mapping, json, bind, undefined, maxDetailItems) as T;
 }
 
-function read(mapping: EntityMapping, json: unknown, bind: (entity: object) => void, where: string | undefined): object {
+function read(mapping: EntityMapping, json: unknown, bind: (entity: object) => void, where: string | undefined, max: number): object {
   if (!isJsonObject(json)) throw new InvalidInputError(where ?? JsonMessages.notAnObject(mapping.name));
   const entity = mapping.create();
   for (const field of jsonPlanOf(mapping).reads) {
@@ -37,8 +43,9 @@ function read(mapping: EntityMapping, json: unknown, bind: (entity: object) => v
     }
     const detail = field.detail;
     if (!Array.isArray(value)) throw new InvalidInputError(JsonMessages.wrongType(field.name, "an array", jsonTypeOf(value)));
+    if (value.length > max) throw new InvalidInputError(JsonMessages.tooManyDetails(field.name, value.length, max));
     const child = EntityMapping.of(detail.target());
-    const children = value.map((item, index) => read(child, item, bind, JsonMessages.detailItem(field.name, index, child.name)));
+    const children = value.map((item, index) => read(child, item, bind, JsonMessages.detailItem(field.name, index, child.name), max));
     const current = detail.get(entity);
     if (current instanceof LazyList) current.replace(children);
     else detail.set(entity, new LazyList(children));

@@ -15,6 +15,8 @@ export const JsonMessages = {
     fault === "nul"
       ? `Property ${property}: the text contains a NUL character (U+0000), which cannot be stored.`
       : `Property ${property}: the text contains a lone UTF-16 surrogate, which is not a character and cannot be stored.`,
+  tooManyDetails: (property: string, count: number, max: number) =>
+    `Property ${property} carries ${count} items; at most ${max} are accepted in one body.`,
   detailItem: (property: string, index: number, entity: string) => `Property ${property}[${index}]: expected an object of ${entity}.`,
   invalidText: (detail: string) => `The body is not valid JSON: ${detail}`,
   nameClash: (entity: string, lazy: string, other: string) =>

@@ -49,3 +49,40 @@ export async function insertRow(
     mapping.primaryKey.set(entity, await drawNext());
   }
 }
+
+/** How many values one multi-row statement binds at most (SQLite allows 32766, the server engines 65535). */
+const maxParameters = 30000;
+
+/** How many rows of `statements`' entity one multi-row statement carries. */
+export function rowsPerStatement(statements: EntityStatements): number {
+  return Math.max(1, Math.min(1000, Math.floor(maxParameters / Math.max(1, statements.insertColumns.length))));
+}
+
+/**
+ * Inserts `entities` (of one class, at most `rowsPerStatement`) with one multi-row INSERT inside a savepoint
+ * of the caller's transaction. When a key is taken (fewer rows inserted, or a `UniqueViolationError`), the
+ * statement is undone and each entity goes through `insertRow`, which replaces drawn keys and reports a
+ * chosen one that is taken.
+ */
+export async function insertRows(
+  connection: Connection,
+  statements: EntityStatements,
+  entities: readonly object[],
+  drawn: (entity: object) => boolean,
+  drawNext: () => Promise<number>,
+): Promise<void> {
+  if (entities.length === 1) return insertRow(connection, statements, entities[0], drawn(entities[0]), drawNext);
+  const values: unknown[] = [];
+  for (const entity of entities) values.push(...columnValues(statements.insertColumns, entity, statements.dialect));
+  await connection.execute("SAVEPOINT tenon_rows", []);
+  let complete = false;
+  try {
+    complete = (await connection.execute(statements.insertManySql(entities.length), values)) === entities.length;
+  } catch (error) {
+    if (!(error instanceof UniqueViolationError)) throw error;
+  }
+  if (!complete) await connection.execute("ROLLBACK TO SAVEPOINT tenon_rows", []);
+  await connection.execute("RELEASE SAVEPOINT tenon_rows", []);
+  if (complete) return;
+  for (const entity of entities) await insertRow(connection, statements, entity, drawn(entity), drawNext);
+}

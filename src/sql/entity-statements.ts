@@ -160,6 +160,44 @@ export class EntityStatements {
     });
   }
 
+  /** INSERT of `rows` rows in one statement (the multi-row form of `insertSql`, same columns and conflict clause). */
+  insertManySql(rows: number): string {
+    const q = (name: string): string => this.dialect.quoteIdentifier(name);
+    const width = this.insertColumns.length;
+    const tuples = Array.from(
+      { length: rows },
+      (_, row) => `(${this.insertColumns.map((_, i) => this.dialect.placeholder(row * width + i)).join(", ")})`,
+    );
+    const columns = this.insertColumns.map((c) => q(c.columnName)).join(", ");
+    return `INSERT INTO ${q(this.mapping.tableName)} (${columns}) VALUES ${tuples.join(", ")}${this.dialect.insertKeyConflict(q(this.mapping.primaryKey.columnName))}`;
+  }
+
+  /**
+   * DELETE (or, for an entity with `@DeletedAt`, the soft delete's UPDATE) of `rows` rows by key and version
+   * in one statement: the Deleted pair's values come first, then a key (and version) pair per row.
+   */
+  deleteManySql(rows: number): string {
+    const q = (name: string): string => this.dialect.quoteIdentifier(name);
+    const mapping = this.mapping;
+    const version = mapping.versionColumn;
+    const first = this.softDeleteSql !== undefined ? this.softDeleteColumns.length : 0;
+    const width = version !== undefined ? 2 : 1;
+    const keys = Array.from({ length: rows }, (_, row) => {
+      const at = first + row * width;
+      return version !== undefined
+        ? `(${this.dialect.placeholder(at)}, ${this.dialect.placeholder(at + 1)})`
+        : this.dialect.placeholder(at);
+    });
+    const key =
+      version !== undefined ? `(${q(mapping.primaryKey.columnName)}, ${q(version.columnName)})` : q(mapping.primaryKey.columnName);
+    const where = ` WHERE ${key} IN (${keys.join(", ")})`;
+    const deletedAt = mapping.audit.deletedAt;
+    if (this.softDeleteSql === undefined || deletedAt === undefined) return `DELETE FROM ${q(mapping.tableName)}${where}`;
+    const bump = version !== undefined ? [`${q(version.columnName)} = ${q(version.columnName)} + 1`] : [];
+    const sets = [...this.softDeleteColumns.map((c, i) => `${q(c.columnName)} = ${this.dialect.placeholder(i)}`), ...bump];
+    return `UPDATE ${q(mapping.tableName)} SET ${sets.join(", ")}${where} AND ${q(deletedAt.columnName)} IS NULL`;
+  }
+
   /** The SQL naming a column in a SELECT of this entity (qualified when the entity has joins). */
   readonly columnSql: (column: ColumnMapping) => string;
 

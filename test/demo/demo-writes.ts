@@ -108,4 +108,35 @@ export function defineDemoWriteTests(h: DemoWriteHelpers): void {
     const again = await h.ok("PUT", "/orders", "editor", { ...updated, lines: [{ ...answered[0], quantity: 8 }, answered[1]] });
     assert.equal((again.lines as Row[]).find((line) => line.id === lines[0].id)?.quantity, 8);
   });
+
+  test("an order with 300 lines is written in a few statements: POST, then a PUT that changes, adds and removes lines", async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => ({ product: `Bolt ${i}`, quantity: 1 + (i % 3), price: "0.10" }));
+    const created = await h.ok("POST", "/orders", "editor", { number: "SO-BIG-1", companyId: 1, lines });
+    const [count] = await h.rows(`SELECT COUNT(*) AS n FROM OrderLines WHERE OrderID = ${created.id}`);
+    assert.equal(Number(count.n), 300);
+    const sent = (created.lines as Row[]).sort((a, b) => Number(a.id) - Number(b.id));
+    const kept = sent.slice(0, 200).map((line, i) => (i % 2 === 0 ? { ...line, quantity: 9 } : line));
+    const added = Array.from({ length: 30 }, (_, i) => ({ product: `Nut ${i}`, quantity: 2, price: "0.05" }));
+    const updated = await h.ok("PUT", "/orders", "editor", { ...created, lines: [...kept, ...added] });
+    const stored = await h.rows(
+      `SELECT ID AS id, Quantity AS quantity, VersionID AS versionid FROM OrderLines WHERE OrderID = ${created.id}`,
+    );
+    assert.equal(stored.length, 230);
+    const answered = updated.lines as Row[];
+    assert.equal(answered.length, 230);
+    const byId = new Map(stored.map((row) => [Number(row.id), row]));
+    for (const line of answered) {
+      const row = byId.get(Number(line.id));
+      assert.ok(row !== undefined, `line ${line.id} answered but not stored`);
+      assert.deepEqual([line.quantity, line.versionId], [Number(row.quantity), Number(row.versionid)]);
+    }
+    assert.equal(answered.filter((line) => line.quantity === 9).length, 100);
+  });
+
+  test("a body whose lines exceed the detail bound answers 400 naming the property, and nothing is written", async () => {
+    const lines = Array.from({ length: 10001 }, () => ({ product: "x", quantity: 1, price: "1.00" }));
+    const answer = await h.call("POST", "/orders", { user: "editor", body: { number: "SO-TOO-MANY", companyId: 1, lines } });
+    h.expectError(answer, 400, "Property lines carries 10001 items; at most 10000 are accepted in one body.");
+    assert.equal((await h.rows("SELECT ID FROM Orders WHERE Number = 'SO-TOO-MANY'")).length, 0);
+  });
 }

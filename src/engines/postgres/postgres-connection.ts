@@ -50,6 +50,19 @@ export class PostgresConnection extends PooledConnection<pg.QueryResult<unknown[
   }
 
   /** @inheritdoc */
+  async nextIds(sequence: string, _table: string, _keyColumn: string, count: number): Promise<number[]> {
+    const name = this.#database.dialect.quoteIdentifier(sequence);
+    try {
+      const rows = await this.query(`SELECT nextval('${name.replaceAll("'", "''")}') FROM generate_series(1, $1)`, [count]);
+      return rows.map((row) => Number(row[0]));
+    } catch (error) {
+      const cause = (error as DatabaseError).cause;
+      if (sqlState(cause) === "42P01") throw missingSequence(name, cause);
+      throw error;
+    }
+  }
+
+  /** @inheritdoc */
   async nextId(sequence: string): Promise<number> {
     const name = this.#database.dialect.quoteIdentifier(sequence);
     try {

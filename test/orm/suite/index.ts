@@ -13,6 +13,7 @@ import { keysSuite } from "./keys.js";
 import { columnFitSuite } from "./column-fit.js";
 import { pagesSuite } from "./pages.js";
 import { softCascadeSuite } from "./soft-cascade.js";
+import { batchesSuite } from "./batches.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -30,4 +31,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   columnFitSuite,
   pagesSuite,
   softCascadeSuite,
+  batchesSuite,
 ];
