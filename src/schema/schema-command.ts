@@ -40,6 +40,10 @@ class UsageError extends Error {}
  * over `Schema.create`, `Schema.diff` and `Schema.apply`. Answers the exit code.
  */
 export async function runSchemaCommand(argv: readonly string[], output: CommandOutput, cwd = process.cwd()): Promise<number> {
+  if (argv[0] === "--help" || argv[0] === "-h") {
+    output.out(`${SchemaMessages.usage}\n`);
+    return SchemaExitCode.upToDate;
+  }
   let parsed: Arguments;
   try {
     parsed = parseArguments(argv);
@@ -78,7 +82,7 @@ export async function runSchemaCommand(argv: readonly string[], output: CommandO
 
 function parseArguments(argv: readonly string[]): Arguments {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "--help" || command === "-h") throw new UsageError("");
+  if (command === undefined) throw new UsageError(SchemaMessages.missingCommand);
   if (command !== "print" && command !== "diff" && command !== "apply") throw new UsageError(SchemaMessages.unknownCommand(command));
   const values = new Map<string, string>();
   let galera = false;

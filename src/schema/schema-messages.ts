@@ -55,6 +55,7 @@ export const SchemaMessages = {
     "",
     "Exit codes: 0 up to date, 1 differences, 2 error.",
   ].join("\n"),
+  missingCommand: "Name a command: print, diff or apply.",
   unknownCommand: (command: string) => `Unknown command "${command}".`,
   missingOption: (option: string) => `The option ${option} is required.`,
   unknownOption: (option: string) => `Unknown option ${option}.`,

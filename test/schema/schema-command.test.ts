@@ -78,6 +78,13 @@ describe("tenon schema on SQLite: exit codes a CI pipeline can use", () => {
     );
   });
 
+  it("--help writes the usage and exits 0", async () => {
+    const run = await tenon("schema", "--help");
+    assert.equal(run.code, 0);
+    assert.match(run.out, /^Usage: tenon schema print\|diff\|apply --url <DATABASE_URL> --entities <module>/);
+    assert.match(run.out, /Exit codes: 0 up to date, 1 differences, 2 error\.\n$/);
+  });
+
   it("exits 2 with the reason on stderr for bad arguments and for an entity the engine cannot express", async () => {
     const url = `sqlite:${join(directory, "errors.sqlite")}`;
     const cases: [string[], RegExp][] = [
@@ -94,6 +101,7 @@ describe("tenon schema on SQLite: exit codes a CI pipeline can use", () => {
         /^TooPrecise\.amount: decimal\(1001, 2\) cannot be expressed on sqlite/,
       ],
       [["migrate"], /^Usage: tenon schema print\|diff\|apply/],
+      [["schema"], /^Name a command: print, diff or apply\.\n\nUsage: tenon schema/],
     ];
     for (const [args, pattern] of cases) {
       const run = await tenon(...args);
