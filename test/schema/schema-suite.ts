@@ -159,6 +159,21 @@ export function schemaSuite(harness: EngineHarness): void {
       assert.deepEqual(again.script.statements, []);
     });
 
+    it("a start check lets the server start on the database just brought up to date", async () => {
+      const server = new HttpServer(Object);
+      server.allowAnonymous = true;
+      server.port = 0;
+      server.addBindAddress("127.0.0.1");
+      server.addStartCheck(Schema.startCheck(db.database, schemaEntities));
+      await server.start();
+      try {
+        assert.equal(server.isRunning, true);
+        assert.ok(server.port > 0);
+      } finally {
+        await server.stop();
+      }
+    });
+
     it("the database refuses NULL in the NOT NULL columns that apply created", async () => {
       const q = (name: string): string => db.database.dialect.quoteIdentifier(name);
       await assert.rejects(db.exec(`INSERT INTO ${q("Tags")} (${q("ID")}, ${q("Name")}) VALUES (1, NULL)`));
