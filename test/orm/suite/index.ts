@@ -14,6 +14,7 @@ import { columnFitSuite } from "./column-fit.js";
 import { pagesSuite } from "./pages.js";
 import { softCascadeSuite } from "./soft-cascade.js";
 import { batchesSuite } from "./batches.js";
+import { mappingCoverageSuite } from "./mapping-coverage.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -32,4 +33,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   pagesSuite,
   softCascadeSuite,
   batchesSuite,
+  mappingCoverageSuite,
 ];
