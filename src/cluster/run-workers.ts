@@ -136,7 +136,13 @@ class Supervisor implements WorkerSupervisor {
     process.on("SIGINT", onStop);
     const restartSignal = this.#options.rollingRestartSignal === undefined ? "SIGHUP" : this.#options.rollingRestartSignal;
     if (restartSignal !== null) process.on(restartSignal, () => void this.rollingRestart());
-    await Promise.all(Array.from({ length: this.#options.workers }, () => this.#fork()));
+    const started = await Promise.allSettled(Array.from({ length: this.#options.workers }, () => this.#fork()));
+    const failed = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+    if (failed !== undefined) {
+      // No half-started service: the workers that did start are stopped, and the start fails.
+      await this.stop();
+      throw failed.reason;
+    }
     this.#log(ClusterMessages.primaryServing(process.pid, this.pids));
   }
 

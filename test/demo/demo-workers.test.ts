@@ -2,6 +2,7 @@
 // processes: a worker killed is replaced, SIGHUP replaces every worker under load without a failed request,
 // and one SIGTERM stops them all with exit code 0.
 import assert from "node:assert/strict";
+import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { ask } from "../http/http-test-client.js";
 import { type DemoDatabase, sqliteDemoEngine } from "./demo-engines.js";
@@ -157,3 +158,26 @@ function pidOfPrimary(demo: DemoProcess): number {
   assert.ok(match !== null);
   return Number(match[1]);
 }
+
+describe("the demo with WORKERS=2 when a worker cannot start", () => {
+  test("the primary stops the workers that did start and exits with a failure, leaving no process behind", async () => {
+    const db = await sqliteDemoEngine.open();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const address = taken.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    try {
+      const failure = await startDemo({ ...db.env, WORKERS: "2", DEMO_RESET: "1", PORT: String(port) }).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      assert.ok(failure !== undefined, "the demo did not start");
+      assert.match(failure, /exited with code 1 before listening/);
+      const workers = [...failure.matchAll(/tenon: worker (\d+) /g)].map((match) => Number(match[1]));
+      for (const pid of workers) await waitFor(() => !alive(pid), `worker ${pid} to exit`);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+      await db.close();
+    }
+  });
+});
