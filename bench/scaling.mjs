@@ -1,18 +1,20 @@
-// Scale-out measurement (issue 18): the demo's read and write scenarios on PostgreSQL served by one process
-// and by two (WORKERS=2, node:cluster), measured in interleaved rounds of the same run, reported as ratios,
-// with the servers' CPU per request and the database connections they held.
+// Scale-out measurement (issue 18): the demo's read and write scenarios served by one process and by two
+// (WORKERS=2, node:cluster), on PostgreSQL and, with --engines pg,galera, on a Galera cluster through its
+// HAProxy, measured in interleaved rounds of the same run, reported as ratios, with the servers' and the
+// database's CPU per request and the database sessions they held.
 //
-//   npm run build && node bench/scaling.mjs [--rounds 3] [--seconds 5] [--connections 16] [--out scaling]
+//   npm run build && node bench/scaling.mjs [--engines pg,galera] [--rounds 3] [--seconds 5] [--connections 16] [--out scaling]
 //
-// Needs PostgreSQL at TENON_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); makes a
-// throwaway database there and drops it. Writes bench/results/<out>.json and .md.
+// PostgreSQL at TENON_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); Galera as
+// `GALERA_STATE=<file> scripts/galera.sh up` left it (default /tmp/tenon-galera.json). Each gets a throwaway
+// database, dropped at the end. Writes bench/results/<out>.json and .md.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { galeraEngine, postgresEngine } from "./lib/scaling-engines.mjs";
 import { cpuNs } from "./lib/server-process.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,6 +29,7 @@ const rounds = Number(option("rounds", 3));
 const seconds = Number(option("seconds", 5));
 const connections = Number(option("connections", 16));
 const out = option("out", "scaling");
+const engineIds = option("engines", "pg").split(",");
 const baseUrl = process.env.TENON_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const secret = randomBytes(32).toString("base64url");
 
@@ -107,86 +110,94 @@ async function token(port) {
   return (await res.json()).token;
 }
 
+async function idsOf(port, entity, auth) {
+  const res = await fetch(`http://127.0.0.1:${port}/api/${entity}`, { headers: auth });
+  return (await res.json()).data.map((row) => row.id);
+}
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-const admin = new pg.Client({ connectionString: baseUrl });
-await admin.connect();
-const dbName = `tenon_scaling_${process.pid}`;
-await admin.query(`CREATE DATABASE ${dbName}`);
-const url = new URL(baseUrl);
-url.pathname = `/${dbName}`;
-const env = { DATABASE_URL: url.href, LOG_FILE: path.join(os.tmpdir(), `tenon-scaling-${process.pid}.log`) };
+const engines = [];
+for (const id of engineIds) {
+  if (id === "pg") engines.push(await postgresEngine(baseUrl));
+  else if (id === "galera") engines.push(await galeraEngine(process.env.GALERA_STATE ?? path.join(os.tmpdir(), "tenon-galera.json")));
+  else throw new Error(`unknown engine ${id}: pg or galera`);
+}
+const logFile = path.join(os.tmpdir(), `tenon-scaling-${process.pid}.log`);
+const closeAll = async () => {
+  for (const engine of engines) await engine.close();
+  fs.rmSync(logFile, { force: true });
+};
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, async () => {
     await current?.stop().catch(() => {});
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    await closeAll();
     process.exit(1);
   });
 }
 const results = [];
 const loadBefore = os.loadavg()[0];
-try {
-  // Schema and seed rows once, then more companies so that reads by id spread over a table.
+const kinds = [
   {
-    const demo = await startDemo({ ...env, DEMO_RESET: "1" }, 1);
+    id: "read",
+    what: "GET /api/companies/<id> and /api/employees/<id> by id (bearer token), over the seed rows' ids",
+    requests: (auth, ids) => [
+      ...ids.companies.slice(0, 4).map((id) => ({ method: "GET", path: `/api/companies/${id}`, headers: auth })),
+      ...ids.employees.slice(0, 5).map((id) => ({ method: "GET", path: `/api/employees/${id}`, headers: auth })),
+    ],
+  },
+  {
+    id: "write",
+    what: "POST /api/companies: insert with validation, audit columns and sequence",
+    requests: (auth) => [
+      { method: "POST", path: "/api/companies", headers: auth, bodyTemplate: '{"name":"Scaling {n}","creditLimit":"10.00"}' },
+    ],
+  },
+];
+const scenarios = [{ id: "raw", kind: "raw", engine: undefined, requests: () => [{ method: "GET", path: "/" }] }];
+for (const engine of engines)
+  for (const kind of kinds) scenarios.push({ id: `${engine.id} ${kind.id}`, kind: kind.id, engine, requests: kind.requests });
+try {
+  // Schema and seed rows once per engine.
+  for (const engine of engines) {
+    const demo = await startDemo({ DATABASE_URL: engine.url, LOG_FILE: logFile, DEMO_RESET: "1" }, 1);
     await demo.stop();
   }
-  const scenarios = [
-    {
-      id: "read",
-      what: "GET /api/companies/<1-4> and /api/employees/<1-20> by id (bearer token)",
-      requests: (auth) => [
-        ...[1, 2, 3, 4].map((id) => ({ method: "GET", path: `/api/companies/${id}`, headers: auth })),
-        ...[1, 5, 9, 13, 17].map((id) => ({ method: "GET", path: `/api/employees/${id}`, headers: auth })),
-      ],
-    },
-    {
-      id: "write",
-      what: "POST /api/companies: insert with validation, audit columns and sequence",
-      requests: (auth) => [
-        { method: "POST", path: "/api/companies", headers: auth, bodyTemplate: '{"name":"Scaling {n}","creditLimit":"10.00"}' },
-      ],
-    },
-  ];
-  scenarios.unshift({
-    id: "raw",
-    what: "calibration: raw node:http answering a constant JSON",
-    requests: () => [{ method: "GET", path: "/" }],
-  });
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
-      for (const workers of scenario.id === "raw" ? [1] : round % 2 === 1 ? [1, 2] : [2, 1]) {
-        const demo = scenario.id === "raw" ? await startRaw() : await startDemo(env, workers);
+      const engine = scenario.engine;
+      for (const workers of engine === undefined ? [1] : round % 2 === 1 ? [1, 2] : [2, 1]) {
+        const demo = engine === undefined ? await startRaw() : await startDemo({ DATABASE_URL: engine.url, LOG_FILE: logFile }, workers);
         current = demo;
         try {
-          const auth = scenario.id === "raw" ? {} : { Authorization: `Bearer ${await token(demo.port)}` };
-          const requests = scenario.requests(auth);
+          const auth = engine === undefined ? {} : { Authorization: `Bearer ${await token(demo.port)}` };
+          // The seed rows' ids as the engine drew them (a Galera node's sequence steps by the cluster's size).
+          const ids =
+            engine === undefined
+              ? {}
+              : { companies: await idsOf(demo.port, "companies", auth), employees: await idsOf(demo.port, "employees", auth) };
+          const requests = scenario.requests(auth, ids);
           await load(demo.port, requests); // warm-up, same length as the measure
           let peakConnections = 0;
-          let activeSum = 0;
+          let busySum = 0;
           let samples = 0;
-          let sampling = true;
+          let sampling = engine !== undefined;
           const sampler = (async () => {
             while (sampling) {
-              const r = await admin.query(
-                "SELECT count(*)::int AS n, count(*) FILTER (WHERE state <> 'idle')::int AS busy FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-                [dbName],
-              );
-              peakConnections = Math.max(peakConnections, r.rows[0].n);
-              activeSum += r.rows[0].busy;
+              const sessions = await engine.sessions();
+              peakConnections = Math.max(peakConnections, sessions.total);
+              busySum += sessions.busy;
               samples++;
               await new Promise((res) => setTimeout(res, 100));
             }
           })();
-          // The database's side: the backends serving this database (the pool is full after the warm-up).
-          const backends =
-            scenario.id === "raw"
-              ? []
-              : (await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = $1", [dbName])).rows.map((row) => row.pid);
+          // The database's side: its processes (PostgreSQL's backends of this database, the pool being full after
+          // the warm-up; Galera's three servers).
+          const backends = engine === undefined ? [] : await engine.processes();
           const dbBefore = backends.map(cpuNs);
           const cpuBefore = demo.pids.map(cpuNs);
           const measured = await load(demo.port, requests);
@@ -208,29 +219,31 @@ try {
             cpuUsPerRequest: cpu / 1000 / Math.max(1, measured.answered),
             dbCpuUsPerRequest: dbCpu / 1000 / Math.max(1, measured.answered),
             peakConnections,
-            busyConnections: activeSum / Math.max(1, samples),
+            busyConnections: busySum / Math.max(1, samples),
           });
           const last = results.at(-1);
           console.log(
-            `round ${round} ${scenario.id} ${workers} process(es): ${last.rps.toFixed(0)} req/s, ${last.cpuUsPerRequest.toFixed(0)} us CPU/request (database ${last.dbCpuUsPerRequest.toFixed(0)}), ${peakConnections} connections (${(activeSum / Math.max(1, samples)).toFixed(1)} busy on average), statuses ${JSON.stringify(measured.statuses)}, ${measured.failed} failed`,
+            `round ${round} ${scenario.id} ${workers} process(es): ${last.rps.toFixed(0)} req/s, ${last.cpuUsPerRequest.toFixed(0)} us CPU/request (database ${last.dbCpuUsPerRequest.toFixed(0)}), ${peakConnections} connections (${last.busyConnections.toFixed(1)} busy on average), statuses ${JSON.stringify(measured.statuses)}, ${measured.failed} failed`,
           );
         } finally {
           current = undefined;
           await demo.stop();
+          // The next measure starts with no session of this one left on the database.
+          for (let waited = 0; engine !== undefined && waited < 10000 && (await engine.sessions()).total > 0; waited += 100) {
+            await new Promise((res) => setTimeout(res, 100));
+          }
         }
       }
     }
   }
 } finally {
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-  fs.rmSync(env.LOG_FILE, { force: true });
+  await closeAll();
 }
 
 const summary = [];
 const rawCpu = median(results.filter((r) => r.scenario === "raw").map((r) => r.cpuUsPerRequest));
 const rawRps = median(results.filter((r) => r.scenario === "raw").map((r) => r.rps));
-for (const scenario of ["read", "write"]) {
+for (const scenario of scenarios.filter((candidate) => candidate.engine !== undefined).map((candidate) => candidate.id)) {
   const pick = (workers, field) => median(results.filter((r) => r.scenario === scenario && r.workers === workers).map((r) => r[field]));
   const ratios = [];
   for (let round = 1; round <= rounds; round++) {
@@ -257,15 +270,16 @@ const loadAfter = os.loadavg()[0];
 const when = new Date().toISOString().slice(0, 16).replace("T", " ");
 const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? "CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const lines = [
-  `# Scale-out: one process against two (WORKERS=2) on PostgreSQL`,
+  `# Scale-out: one process against two (WORKERS=2) on ${engines.map((engine) => engine.name).join(" and ")}`,
   "",
-  `${when} UTC, ${machine}; \`node bench/scaling.mjs --rounds ${rounds} --seconds ${seconds} --connections ${connections}\`. The load generator`,
+  `${when} UTC, ${machine}; \`node bench/scaling.mjs --engines ${engineIds.join(",")} --rounds ${rounds} --seconds ${seconds} --connections ${connections}\`. The load generator`,
   `(bench/lib/keepalive-load.mjs, ${connections} keep-alive connections) and PostgreSQL run on the same cores as the servers.`,
   `Medians of ${rounds} interleaved rounds; the ratio is the median of each round's two-process / one-process ratio.`,
   `CPU per request: the servers' own CPU time (primary and workers, user and kernel, from /proc) over the requests answered;`,
-  `database CPU per request: the same for the PostgreSQL backends that served the database during the load.`,
-  `Connections: the most sessions pg_stat_activity showed on the database during the load; busy: the mean number of them`,
-  `not idle (running a statement or in a transaction), sampled every 100 ms; busy / req/s is the time a request holds a connection.`,
+  `database CPU per request: the same for the PostgreSQL backends that served the database during the load (Galera: the`,
+  `three mariadbd servers, replication included). Sessions: PostgreSQL's pg_stat_activity; Galera's processlists of all three nodes.`,
+  `Connections: the most sessions the database showed during the load; busy: the mean number of them not idle, sampled`,
+  `every 100 ms; busy / req/s is the time a request holds a connection.`,
   `Calibration in the same rounds: a raw node:http server answering a constant JSON served ${rawRps.toFixed(0)} req/s with ${rawCpu.toFixed(0)} us of CPU per request`,
   `under the same load generator; the last columns give the demo's CPU per request as a multiple of it.`,
   `Load average of the machine (1 min) at the start and the end of the run: ${loadBefore.toFixed(1)}, ${loadAfter.toFixed(1)} (other work shares it).`,
