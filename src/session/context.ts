@@ -1,6 +1,6 @@
-import { ConcurrentUpdateError, EntityNotFoundError, KeyRangeError, TenonError, type TransientDatabaseError } from "../errors.js";
+import { EntityNotFoundError, KeyRangeError, TenonError, type TransientDatabaseError } from "../errors.js";
 import type { Connection, Database } from "../engines/database.js";
-import { hasEvents, runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
+import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
@@ -9,7 +9,8 @@ import { statementsOf, type CompiledStatement } from "../sql/entity-statements.j
 import { validateEntity } from "../validation/validate-entity.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
-import { insertRow, insertRows, rowsPerStatement } from "./insert-row.js";
+import { type BatchSession, deleteAll, insertAll } from "./batch-writes.js";
+import { insertRow } from "./insert-row.js";
 import { type RetryOption, retryPolicyOf, runWithRetry } from "./retry-policy.js";
 import { SessionConnection } from "./session-connection.js";
 import { TransactionScope } from "./transaction-scope.js";
@@ -230,40 +231,9 @@ export class Context implements AsyncDisposable {
    * drawn together where the engine can: the detail lines of a large order cost a few round trips, not two per
    * line. Every before-event runs before the first row is written, every after-event after the last.
    */
-  async insertAll<T extends object>(entities: readonly T[]): Promise<void> {
-    if (entities.length === 0) return;
-    const mapping = writableMapping(entities[0]);
-    if (entities.some((entity) => entity.constructor !== entities[0].constructor))
-      throw new TenonError(`insertAll: every entity must be a ${mapping.name}.`);
-    const statements = statementsOf(mapping, this.database.dialect);
-    const events = hasEvents("insert", mapping);
-    await this.transaction(async () => {
-      const connection = await this.#connection.acquire();
-      const keyless = entities.filter((entity) => !((mapping.primaryKey.get(entity) as number) > 0));
-      const keys = await this.#nextIds(mapping, keyless.length);
-      keyless.forEach((entity, i) => {
-        mapping.primaryKey.set(entity, keys[i]);
-        this.#drawnKeys.set(entity, keys[i]);
-      });
-      const user = this.onGetCurrentUser?.();
-      for (const entity of entities) {
-        if (events) await runBeforeEvents("insert", mapping, entity, this);
-        mapping.versionColumn?.set(entity, 0);
-        stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, user);
-        const validating = validateEntity(mapping, entity, this);
-        if (validating !== undefined) await validating;
-      }
-      const drawn = (entity: object): boolean => this.#drawnKeys.get(entity) === mapping.idOf(entity);
-      const size = rowsPerStatement(statements);
-      for (let start = 0; start < entities.length; start += size) {
-        await insertRows(connection, statements, entities.slice(start, start + size), drawn, () => this.nextId(mapping.entityClass));
-      }
-      for (const entity of entities) {
-        this.#entities.attach(mapping, entity);
-        this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
-        if (events) await runAfterEvents("insert", mapping, entity, this);
-      }
-    });
+  insertAll<T extends object>(entities: readonly T[]): Promise<void> {
+    if (entities.length === 0) return Promise.resolve();
+    return this.transaction(() => insertAll(this.#batch, entities));
   }
 
   /**
@@ -271,58 +241,24 @@ export class Context implements AsyncDisposable {
    * apply, the rows go in one statement per up to 1000 entities, by key and version: when any row is gone or
    * at another version, `ConcurrentUpdateError` rolls all of them back. With relations, each is deleted in turn.
    */
-  async deleteAll<T extends object>(entities: readonly T[]): Promise<void> {
-    if (entities.length === 0) return;
-    const mapping = writableMapping(entities[0]);
-    if (entities.some((entity) => entity.constructor !== entities[0].constructor))
-      throw new TenonError(`deleteAll: every entity must be a ${mapping.name}.`);
-    const statements = statementsOf(mapping, this.database.dialect);
-    await this.transaction(async () => {
-      if (mapping.relations.length > 0) {
-        for (const entity of entities) await this.delete(entity);
-        return;
-      }
-      const connection = await this.#connection.acquire();
-      const events = hasEvents("delete", mapping);
-      if (events) for (const entity of entities) await runBeforeEvents("delete", mapping, entity, this);
-      const by = this.onGetCurrentUser?.() ?? "";
-      const size = rowsPerStatement(statements);
-      for (let start = 0; start < entities.length; start += size) {
-        const chunk = entities.slice(start, start + size);
-        for (const entity of chunk) stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
-        const pair =
-          statements.softDeleteSql !== undefined ? columnValues(statements.softDeleteColumns, chunk[0], this.database.dialect) : [];
-        const parameters = [...pair, ...chunk.flatMap((entity) => keyValues(mapping, entity))];
-        const changed = await connection.execute(statements.deleteManySql(chunk.length), parameters);
-        if (changed !== chunk.length) throw new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[0]));
-      }
-      for (const entity of entities) {
-        mapping.versionColumn?.set(
-          entity,
-          (mapping.versionColumn.get(entity) as number) + (statements.softDeleteSql !== undefined ? 1 : 0),
-        );
-        this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
-        if (events) await runAfterEvents("delete", mapping, entity, this);
-      }
-    });
+  deleteAll<T extends object>(entities: readonly T[]): Promise<void> {
+    if (entities.length === 0) return Promise.resolve();
+    return this.transaction(() => deleteAll(this.#batch, entities));
   }
 
-  /** `count` keys of the entity's sequence, drawn together where the engine can. */
-  async #nextIds(mapping: EntityMapping, count: number): Promise<number[]> {
-    if (count === 0) return [];
-    if (mapping.sequenceName === undefined) throw new TenonError(`${mapping.name}: drawing a key needs a @Sequence.`);
-    const connection = await this.#connection.acquire();
-    if (connection.nextIds === undefined || count === 1) {
-      const keys: number[] = [];
-      for (let i = 0; i < count; i++) keys.push(await this.nextId(mapping.entityClass));
-      return keys;
-    }
-    const keys = await connection.nextIds(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName, count);
-    const outside = keys.find((id) => !(id >= 1 && id <= maxKey));
-    if (outside !== undefined)
-      throw new KeyRangeError(`${mapping.name}: the sequence ${mapping.sequenceName} handed out ${outside}, outside the int32 key range.`);
-    return keys;
-  }
+  /** What the batch writes (batch-writes.ts) use of this session. */
+  readonly #batch: BatchSession = {
+    session: this,
+    acquire: () => this.#connection.acquire(),
+    user: () => this.onGetCurrentUser?.(),
+    markDrawn: (entity, id) => this.#drawnKeys.set(entity, id),
+    isDrawn: (entity, id) => this.#drawnKeys.get(entity) === id,
+    inserted: (mapping, entity) => {
+      this.#entities.attach(mapping, entity);
+      this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
+    },
+    deleted: (mapping, entity) => this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity)),
+  };
 
   /**
    * Updates the entity: before-update events, Updated pair, validation, UPDATE ... version = version + 1

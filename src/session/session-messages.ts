@@ -6,4 +6,5 @@ export const SessionMessages = {
   undeleteWithoutDeletedAt: (entity: string) => `${entity}: undelete needs a @DeletedAt column.`,
   rollbackFailed: (reason: string) => `The transaction failed and so did its rollback: ${reason}`,
   keyTaken: (entity: string, id: number) => `${entity}: a row with the key ${id} exists.`,
+  mixedBatch: (operation: string, entity: string) => `${operation}: every entity must be a ${entity}.`,
 } as const;
