@@ -119,7 +119,7 @@ export class RequestPipeline<C> {
     let host = false;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i];
-      if (name.length === 4) host ||= name.toLowerCase() === "host";
+      if (name.length === 4) host ||= isHost(name);
       else if (name.length === 14 && name.toLowerCase() === "content-length") declared = Number(raw[i + 1]);
       else if (name.length === 17 && name.toLowerCase() === "transfer-encoding") chunked = true;
     }
@@ -377,6 +377,16 @@ function abortWhenGone(res: ServerResponse, context: ContextHooks): void {
       reportInternalError(error);
     }
   });
+}
+
+/** True for `host` in any case, without the lower-case copy `toLowerCase()` would make on every request. */
+function isHost(name: string): boolean {
+  return (
+    (name.charCodeAt(0) | 32) === 104 &&
+    (name.charCodeAt(1) | 32) === 111 &&
+    (name.charCodeAt(2) | 32) === 115 &&
+    (name.charCodeAt(3) | 32) === 116
+  );
 }
 
 /** The path part of a request target (absolute-form targets reduced to their path). */
