@@ -42,7 +42,10 @@ export function WhereClause(sql: string): EntityDecorator {
 /** The constant types a `@WhereClauseParameter` accepts (String, Integer, Int64, Double, Boolean, Date). */
 export type WhereClauseConstant = string | number | bigint | boolean | Date;
 
-/** A constant parameter of the `@WhereClause` (SPEC.md TWhereClauseParameter). For a decimal column pass a number. */
+/**
+ * A constant parameter of the `@WhereClause` (SPEC.md TWhereClauseParameter). For a decimal column pass a number
+ * (on SQLite the integer scaled by 10^scale that the column stores: docs/engines.md).
+ */
 export function WhereClauseParameter(name: string, value: WhereClauseConstant): EntityDecorator {
   return (_value, context) => annotateClass(context, MappingKey.whereClauseParameter, { name, value });
 }

@@ -11,11 +11,14 @@ import { ValueMessages } from "../../values/value-messages.js";
  * `precision` digits of the magnitude, or for a negative value `N` and their nines' complement.
  */
 
+/** What the stored form depends on: the decimal column type's precision and scale. */
+export type DecimalType = Pick<ColumnType<unknown>, "precision" | "scale">;
+
 /** The largest precision stored as a 64-bit integer: 10^18 - 1 < 2^63. */
 export const maxIntegerPrecision = 18;
 
 /** The stored form of a decimal value (text, number or bigint) of the column type `type`. */
-export function toSqliteDecimal(value: unknown, type: ColumnType<unknown>): bigint | string {
+export function toSqliteDecimal(value: unknown, type: DecimalType): bigint | string {
   const precision = type.precision ?? maxIntegerPrecision;
   const scale = type.scale ?? 0;
   const text =
@@ -41,7 +44,7 @@ export function toSqliteDecimal(value: unknown, type: ColumnType<unknown>): bigi
  * decimal text, and a REAL of a NUMERIC column (a whole number there is indistinguishable from a scaled
  * integer, which is why such a database is converted once, as docs/engines.md says).
  */
-export function fromSqliteDecimal(value: unknown, type: ColumnType<unknown>): string {
+export function fromSqliteDecimal(value: unknown, type: DecimalType): string {
   const scale = type.scale ?? 0;
   if (typeof value === "bigint") return decimalTextOfUnits(value, scale);
   if (typeof value === "number") {
@@ -55,5 +58,10 @@ export function fromSqliteDecimal(value: unknown, type: ColumnType<unknown>): st
     for (let i = 1; i < text.length; i++) digits += String(57 - text.charCodeAt(i));
     return decimalTextOfUnits(-BigInt(digits), scale);
   }
+  // Digits without a point: a scaled integer that a TEXT column's affinity turned into text (an earlier
+  // Tenon wrote decimal text with its scale, so with a point whenever the scale is above 0).
+  if (wholeNumber.test(text)) return decimalTextOfUnits(BigInt(text), scale);
   return normalizeDecimal(text, scale);
 }
+
+const wholeNumber = /^-?\d+$/;
