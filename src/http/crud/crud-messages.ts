@@ -26,6 +26,7 @@ export const CrudMessages = {
   orderByNotObject: "Each orderBy item must be an object with columnName and direction.",
   unknownOrderByProperty: (name: string): string => `An orderBy item has an unknown property "${name}".`,
   badDirection: (direction: string): string => `Unknown direction "${direction}"; use ASC or DESC.`,
+  directionNotText: "An orderBy direction must be the text ASC or DESC (or empty).",
   badStart: "The filter property start must be a non-negative integer.",
   badLimit: "The filter property limit must be an integer.",
   idTaken: (id: number): string => `Entity ${id} already exists.`,

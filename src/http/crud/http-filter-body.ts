@@ -93,10 +93,11 @@ export function parseFilterBody(
       }
       if (typeof name !== "string") fail(CrudMessages.columnNameMissing);
       const column = columns.find(name) ?? fail(CrudMessages.columnNotFilterable(name));
-      if (direction !== undefined && direction !== null && typeof direction !== "string")
-        fail(CrudMessages.badDirection(String(direction)));
+      // Never String(direction): a nested array overflows the stack there, an object whose own toString
+      // is not a function throws (both were 500s), and the message would echo the whole value.
+      if (direction !== undefined && direction !== null && typeof direction !== "string") fail(CrudMessages.directionNotText);
       const normalized = typeof direction === "string" ? direction.trim().toUpperCase() : "";
-      if (normalized !== "" && normalized !== "ASC" && normalized !== "DESC") fail(CrudMessages.badDirection(String(direction)));
+      if (normalized !== "" && normalized !== "ASC" && normalized !== "DESC") fail(CrudMessages.badDirection(direction as string));
       filter.orderBy.push({ column, direction: normalized === "DESC" ? "DESC" : "ASC" });
     }
   }

@@ -388,6 +388,14 @@ describe("the filter body", () => {
     );
   });
 
+  test("an orderBy direction that is a deeply nested array or an object with its own toString answers 400 (both were 500)", async () => {
+    const deep = `${"[".repeat(5000)}1${"]".repeat(5000)}`;
+    for (const direction of [deep, '{"toString":1}', '{"a":1}', "[]", "true", "7"]) {
+      const answer = await server.call("POST", "/widgets/select", `{"orderBy":[{"columnName":"name","direction":${direction}}]}`);
+      assert400(answer, "An orderBy direction must be the text ASC or DESC (or empty).");
+    }
+  });
+
   test("a NUL character or a lone surrogate in a filter value answers 400 naming the property", async () => {
     for (const condition of ["=", "LIKE", "<>"]) {
       for (const value of ["a\u0000", "Widget\ud800"]) {
