@@ -220,96 +220,110 @@ export function defineHostileDataSuite(engine: DemoEngine, runs: number): void {
       expectError(await like("%".repeat(50_000)), 400, /longer than 1000 characters/);
     });
 
-    test(`${runs} generated filter bodies answer below 500 and change no row (seed ${seed})`, async () => {
-      const selectable = [
-        ...routes.map((r) => ({ path: r.path, columns: r.filterColumns })),
-        { path: "/employee-directory", columns: ["companyName", "lastName"] },
-      ];
-      const arbitrary = fc
-        .constantFrom(...selectable)
-        .chain((route) => filterBody(route.columns).map((body) => ({ path: route.path, body })));
-      const before = await snapshot();
-      const statuses = new Map<number, number>();
-      await fc.assert(
-        fc.asyncProperty(arbitrary, async ({ path, body }) => {
-          const answer = await call("POST", `${path}/select`, body);
-          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-          assert.ok(answer.status < 500, `${path}/select ${body.slice(0, 300)} answered ${answer.status}: ${answer.text}`);
-          if (answer.status !== 200) assert.ok(typeof (answer.json as { message?: unknown })?.message === "string", answer.text);
-        }),
-        { seed, numRuns: runs },
-      );
-      console.log(`hostile data, ${engine.name}, filter bodies by status: ${jsonOf(Object.fromEntries(statuses))}`);
-      assert.deepEqual(differences(before, await snapshot()), [], "a select changed rows");
-    });
-
-    test(`${runs} generated entity bodies answer below 500, change only their own row and ignore change tracking (seed ${seed})`, async () => {
-      const companies = await snapshot();
-      const otherIds = [...(companies.get("Companies")?.keys() ?? []), ...(companies.get("OrderLines")?.keys() ?? [])].slice(0, 12);
-      const arbitrary = fc.record({
-        route: fc.constantFrom(...routes),
-        update: fc.boolean(),
-        target: fc.nat(),
-        mutations: fc.constantFrom(...routes).chain((r) => fc.array(mutation(r.types, otherIds), { minLength: 1, maxLength: 3 })),
+    for (const [count, chunkSeed] of chunks(runs)) {
+      test(`${count} generated filter bodies answer below 500 and change no row (seed ${chunkSeed})`, async () => {
+        const selectable = [
+          ...routes.map((r) => ({ path: r.path, columns: r.filterColumns })),
+          { path: "/employee-directory", columns: ["companyName", "lastName"] },
+        ];
+        const arbitrary = fc
+          .constantFrom(...selectable)
+          .chain((route) => filterBody(route.columns).map((body) => ({ path: route.path, body })));
+        const before = await snapshot();
+        const statuses = new Map<number, number>();
+        await fc.assert(
+          fc.asyncProperty(arbitrary, async ({ path, body }) => {
+            const answer = await call("POST", `${path}/select`, body);
+            statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+            assert.ok(answer.status < 500, `${path}/select ${body.slice(0, 300)} answered ${answer.status}: ${answer.text}`);
+            if (answer.status !== 200) assert.ok(typeof (answer.json as { message?: unknown })?.message === "string", answer.text);
+          }),
+          { seed: chunkSeed, numRuns: count },
+        );
+        console.log(`hostile data, ${engine.name}, filter bodies by status: ${jsonOf(Object.fromEntries(statuses))}`);
+        assert.deepEqual(differences(before, await snapshot()), [], "a select changed rows");
       });
-      const statuses = new Map<string, number>();
-      await fc.assert(
-        fc.asyncProperty(arbitrary, async ({ route, update, target, mutations }) => {
-          const before = await snapshot();
-          const live = [...(before.get(route.table)?.keys() ?? [])].filter((id) => row(before, route.table, id)?.deletedat == null);
-          let entries: readonly (readonly [string, JsonText])[] = route.base;
-          let targetId: number | undefined;
-          if (update && live.length > 0) {
-            targetId = live[target % live.length];
-            const current = await call("GET", `${route.path}/${targetId}`);
-            assert.equal(current.status, 200, current.text);
-            entries = Object.entries(current.json as Row).map(([key, value]) => [key, JSON.stringify(value)] as const);
-          }
-          const applicable = mutations.filter((m) => m.key in route.types || m.kind !== "wrongType");
-          const body = objectText(applyMutations(entries, applicable));
-          const answer = await call(targetId === undefined ? "POST" : "PUT", route.path, body);
-          const what = `${targetId === undefined ? "POST" : "PUT"} ${route.path} ${body.slice(0, 400)} -> ${answer.status} ${answer.text.slice(0, 300)}`;
-          assert.ok(answer.status < 500, what);
-          const outcome = `${targetId === undefined ? "POST" : "PUT"} ${answer.status}${applicable.some((m) => m.kind === "track") ? " tracking" : ""}`;
-          statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
-          const after = await snapshot();
-          const changes = differences(before, after);
-          if (answer.status !== 200) {
-            assert.deepEqual(changes, [], `a refused body changed rows: ${what}`);
-            return;
-          }
-          assert.ok(!refusedType(applicable, body), `a value of the wrong type was accepted: ${what}`);
-          const id = (answer.json as { id: number }).id;
-          for (const [table, rowId, kind] of changes) {
-            const own = table === route.table && rowId === id;
-            const ownLine =
-              route.table === "Orders" &&
-              table === "OrderLines" &&
-              Number(row(kind === "removed" ? before : after, table, rowId)?.orderid) === id;
-            assert.ok(own || ownLine, `${table} ${rowId} ${kind} by ${what}`);
-            if (own && kind !== "added") assert.equal(targetId !== undefined, true, what);
-          }
-          const stored = row(after, route.table, id);
-          if ("createdby" in stored) {
-            if (targetId === undefined || !before.get(route.table)?.has(id)) {
-              assert.equal(stored.createdby, "editor", `createdBy is the caller's, not the body's: ${what}`);
-            } else {
-              const previous = row(before, route.table, id);
-              for (const column of changeTracking
-                .map((c) => c.toLowerCase())
-                .filter((c) => c.startsWith("created") || c.startsWith("deleted"))) {
-                if (column in previous) assert.deepEqual(stored[column], previous[column], `${column} kept: ${what}`);
-              }
+    }
+
+    for (const [count, chunkSeed] of chunks(runs)) {
+      test(`${count} generated entity bodies answer below 500, change only their own row and ignore change tracking (seed ${chunkSeed})`, async () => {
+        const companies = await snapshot();
+        const otherIds = [...(companies.get("Companies")?.keys() ?? []), ...(companies.get("OrderLines")?.keys() ?? [])].slice(0, 12);
+        const arbitrary = fc.record({
+          route: fc.constantFrom(...routes),
+          update: fc.boolean(),
+          target: fc.nat(),
+          mutations: fc.constantFrom(...routes).chain((r) => fc.array(mutation(r.types, otherIds), { minLength: 1, maxLength: 3 })),
+        });
+        const statuses = new Map<string, number>();
+        await fc.assert(
+          fc.asyncProperty(arbitrary, async ({ route, update, target, mutations }) => {
+            const before = await snapshot();
+            const live = [...(before.get(route.table)?.keys() ?? [])].filter((id) => row(before, route.table, id)?.deletedat == null);
+            let entries: readonly (readonly [string, JsonText])[] = route.base;
+            let targetId: number | undefined;
+            if (update && live.length > 0) {
+              targetId = live[target % live.length];
+              const current = await call("GET", `${route.path}/${targetId}`);
+              assert.equal(current.status, 200, current.text);
+              entries = Object.entries(current.json as Row).map(([key, value]) => [key, JSON.stringify(value)] as const);
             }
-            if ("updatedby" in stored && targetId !== undefined) assert.equal(stored.updatedby, "editor", what);
-          }
-          if ("deletedat" in stored) assert.equal(stored.deletedat, null, `deletedAt cannot be set through a body: ${what}`);
-        }),
-        { seed, numRuns: runs },
-      );
-      console.log(`hostile data, ${engine.name}, entity bodies by outcome: ${jsonOf(Object.fromEntries(statuses))}`);
-    });
+            const applicable = mutations.filter((m) => m.key in route.types || m.kind !== "wrongType");
+            const body = objectText(applyMutations(entries, applicable));
+            const answer = await call(targetId === undefined ? "POST" : "PUT", route.path, body);
+            const what = `${targetId === undefined ? "POST" : "PUT"} ${route.path} ${body.slice(0, 400)} -> ${answer.status} ${answer.text.slice(0, 300)}`;
+            assert.ok(answer.status < 500, what);
+            const outcome = `${targetId === undefined ? "POST" : "PUT"} ${answer.status}${applicable.some((m) => m.kind === "track") ? " tracking" : ""}`;
+            statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
+            const after = await snapshot();
+            const changes = differences(before, after);
+            if (answer.status !== 200) {
+              assert.deepEqual(changes, [], `a refused body changed rows: ${what}`);
+              return;
+            }
+            assert.ok(!refusedType(applicable, body), `a value of the wrong type was accepted: ${what}`);
+            const id = (answer.json as { id: number }).id;
+            for (const [table, rowId, kind] of changes) {
+              const own = table === route.table && rowId === id;
+              const ownLine =
+                route.table === "Orders" &&
+                table === "OrderLines" &&
+                Number(row(kind === "removed" ? before : after, table, rowId)?.orderid) === id;
+              assert.ok(own || ownLine, `${table} ${rowId} ${kind} by ${what}`);
+              if (own && kind !== "added") assert.equal(targetId !== undefined, true, what);
+            }
+            const stored = row(after, route.table, id);
+            if ("createdby" in stored) {
+              if (targetId === undefined || !before.get(route.table)?.has(id)) {
+                assert.equal(stored.createdby, "editor", `createdBy is the caller's, not the body's: ${what}`);
+              } else {
+                const previous = row(before, route.table, id);
+                for (const column of changeTracking
+                  .map((c) => c.toLowerCase())
+                  .filter((c) => c.startsWith("created") || c.startsWith("deleted"))) {
+                  if (column in previous) assert.deepEqual(stored[column], previous[column], `${column} kept: ${what}`);
+                }
+              }
+              if ("updatedby" in stored && targetId !== undefined) assert.equal(stored.updatedby, "editor", what);
+            }
+            if ("deletedat" in stored) assert.equal(stored.deletedat, null, `deletedAt cannot be set through a body: ${what}`);
+          }),
+          { seed: chunkSeed, numRuns: count },
+        );
+        console.log(`hostile data, ${engine.name}, entity bodies by outcome: ${jsonOf(Object.fromEntries(statuses))}`);
+      });
+    }
   });
+}
+
+/**
+ * The generated cases in tests of at most 200 each (every test must end within the runner's two minutes):
+ * [count, seed] pairs, the seeds `seed`, `seed + 1`... so that TENON_SEED replays every one of them.
+ */
+function chunks(runs: number): [number, number][] {
+  const result: [number, number][] = [];
+  for (let done = 0, index = 0; done < runs; done += 200, index++) result.push([Math.min(200, runs - done), seed + index]);
+  return result;
 }
 
 /** Whether a wrong-type mutation survived into the body (so the body must have been refused). */
