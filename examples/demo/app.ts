@@ -57,6 +57,8 @@ export async function createDemoServer(options: DemoOptions): Promise<HttpServer
   server.registerController(EmployeeController, "/employees");
   server.registerController(OrderController, "/orders");
   server.registerController(EmployeeDirectoryController, "/employee-directory");
+  // GET /api/openapi.json: the OpenAPI 3.1 document, anonymous, built on the first request (docs/openapi.md).
+  server.serveOpenApi("/openapi.json", { title: "Tenon demo", version: "1.0.0" });
   if (options.logFile !== undefined) {
     JsonLinesLogWriter.path = options.logFile;
     server.registerLogWriter(JsonLinesLogWriter);

@@ -13,11 +13,15 @@ import type { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpMessages } from "./http-messages.js";
 import { HttpLogger, type HttpLogParameters, type HttpLogWriterClass } from "./logging/http-logger.js";
 import { RequestPipeline, type RouteTarget } from "./request-pipeline.js";
-import { controllerRoutesOf, controllerUriOf } from "./routing/controller-routes.js";
+import { type ControllerRoute, controllerRoutesOf, controllerUriOf } from "./routing/controller-routes.js";
 import { HttpRouter } from "./routing/http-router.js";
 import { HttpAuthorizationType } from "./routing/route-decorators.js";
 import { runningServers } from "./logging/running-servers.js";
 import { closeServers } from "./server-shutdown.js";
+import { BasicAuthentication } from "./auth/basic-authentication.js";
+import { buildOpenApiDocument, type DocumentedRoute } from "./openapi/openapi-builder.js";
+import { openApiController } from "./openapi/openapi-controller.js";
+import type { OpenApiDocument, OpenApiOptions } from "./openapi/openapi-types.js";
 
 /**
  * How the server gets each request's context: a class, built with `new` and no arguments, or a function that
@@ -93,6 +97,8 @@ export class HttpServer<C> {
   #readiness: HttpReadiness | undefined;
   #readinessTimeout: number = HttpDefaults.readinessTimeoutMs;
   #balancer: BalancerState | undefined;
+  #openApiOptions: OpenApiOptions = {};
+  #openApiText: string | undefined;
 
   /**
    * @param context the per-request context: a class built with no arguments for every request, or a function
@@ -316,6 +322,54 @@ export class HttpServer<C> {
       probe.add(route.verb.method, joinPath(path, route.verb.path), `${controller.name}.${route.methodName}`, (name) => name);
     this.#registrations.push({ controller, uri: path });
     this.#registered.add(controller);
+    this.#openApiText = undefined;
+  }
+
+  /**
+   * The OpenAPI 3.1 document of every registered route (docs/openapi.md): paths, methods, placeholders,
+   * security, areas, the standard error answers and the bodies that controller classes describe (the
+   * generic entity controllers describe theirs from the mapping). Built on first use and cached; `options`
+   * set the `info` object and rebuild it. Answers a copy the caller may change.
+   */
+  openApi(options?: OpenApiOptions): OpenApiDocument {
+    if (options !== undefined) {
+      this.#openApiOptions = { ...options };
+      this.#openApiText = undefined;
+    }
+    return JSON.parse(this.#openApiDocumentText()) as OpenApiDocument;
+  }
+
+  /**
+   * Serves the OpenAPI document at `GET <base><path>` (default `/openapi.json`), anonymous, from one cached
+   * text built on the first request. Register it before `start()`.
+   */
+  serveOpenApi(path = "/openapi.json", options?: OpenApiOptions): void {
+    if (options !== undefined) this.#openApiOptions = { ...options };
+    this.registerController(
+      openApiController<C>(() => this.#openApiDocumentText()),
+      path,
+    );
+  }
+
+  #openApiDocumentText(): string {
+    if (this.#openApiText === undefined) {
+      const routes: DocumentedRoute[] = [];
+      const balancer: BalancerState = { readiness: undefined, readinessTimeout: 0, draining: false };
+      for (const resolved of this.#resolvedRoutes(this.#balancerRoutes ? balancer : undefined)) {
+        routes.push({
+          ...resolved,
+          method: resolved.verb.method,
+          params: resolved.target.params,
+          areas: resolved.target.areas,
+          requiresAuthentication: resolved.target.requiresAuthentication,
+        });
+      }
+      const authentication = this.#authentication;
+      const scheme =
+        authentication === undefined ? undefined : authentication.prototype instanceof BasicAuthentication ? "basic" : "bearer";
+      this.#openApiText = JSON.stringify(buildOpenApiDocument(routes, scheme, this.#openApiOptions));
+    }
+    return this.#openApiText;
   }
 
   /** Registers the authentication class, built once per request that needs authentication. */
@@ -453,6 +507,20 @@ export class HttpServer<C> {
 
   #buildRouter(balancer: BalancerState | undefined): HttpRouter<RouteTarget<C>> {
     const router = new HttpRouter<RouteTarget<C>>();
+    for (const { verb, pattern, target } of this.#resolvedRoutes(balancer)) {
+      router.add(verb.method, pattern, target, (existing) => existing.description);
+    }
+    return router;
+  }
+
+  /** Every route with its full pattern and target, checked against the authentication rules (SPEC.md 3, 5). */
+  *#resolvedRoutes(balancer: BalancerState | undefined): Generator<{
+    controller: HttpControllerClass<C>;
+    methodName: string;
+    verb: ControllerRoute["verb"];
+    pattern: string;
+    target: RouteTarget<C>;
+  }> {
     const registrations =
       balancer === undefined ? this.#registrations : [...this.#registrations, { controller: balancerController<C>(balancer), uri: "/" }];
     for (const { controller, uri } of registrations) {
@@ -477,10 +545,9 @@ export class HttpServer<C> {
           requiresAuthentication,
           description,
         };
-        router.add(route.verb.method, pattern, target, (existing) => existing.description);
+        yield { controller, methodName: route.methodName, verb: route.verb, pattern, target };
       }
     }
-    return router;
   }
 }
 

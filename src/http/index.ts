@@ -35,6 +35,14 @@ export {
   type HttpClassOrMethodDecorator,
 } from "./routing/route-decorators.js";
 export { HttpRouter, type HttpRouteMatch, type HttpRouterMethod } from "./routing/http-router.js";
+export type {
+  HttpDescribedController,
+  HttpOperationDescription,
+  HttpRouteDescriptions,
+  JsonSchema,
+  OpenApiDocument,
+  OpenApiOptions,
+} from "./openapi/openapi-types.js";
 export { HttpAuthentication, type HttpAuthenticationClass } from "./auth/http-authentication.js";
 export { BasicAuthentication } from "./auth/basic-authentication.js";
 export { BearerAuthentication } from "./auth/bearer-authentication.js";

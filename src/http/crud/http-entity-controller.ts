@@ -5,6 +5,17 @@ import type { HttpContext } from "./http-context.js";
 import { HttpEntityReader, type HttpEntityPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
+import type { HttpRouteDescriptions } from "../openapi/openapi-types.js";
+import { entityRouteDescriptions } from "./crud-descriptions.js";
+
+/**
+ * The entity class a generic controller serves, read from an instance built without a request: the
+ * subclass names it in a field initializer, and the controller's constructor only stores its arguments.
+ */
+function servedEntityOf(controller: Function): EntityClass<object> {
+  const probe = Reflect.construct(controller, [undefined, undefined, undefined]) as { entityClass: EntityClass<object> };
+  return probe.entityClass;
+}
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select of SPEC.md 4.2,
@@ -22,6 +33,11 @@ import { HttpFilterParameters } from "./http-filter-parameters.js";
 export abstract class HttpEntityReadController<C, T extends object> extends HttpController<C> {
   /** The entity class served. */
   protected abstract readonly entityClass: EntityClass<T>;
+
+  /** The OpenAPI description of the routes (`HttpDescribedController`), from the entity's mapping. */
+  static openApiDescription(controller: Function): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), false);
+  }
   /** The request's session (usually created lazily by the application's context class). */
   protected abstract get httpContext(): HttpContext;
 
@@ -86,6 +102,11 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | DELETE {base}/?/? | delete |
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
+  /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping. */
+  static override openApiDescription(controller: Function): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), true);
+  }
+
   /** The writer used by the write routes; override to attach writer events. */
   protected createWriter(): HttpEntityWriter<T> {
     return new HttpEntityWriter(this.entityClass, this.httpContext);

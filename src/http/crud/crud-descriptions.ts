@@ -1,0 +1,55 @@
+import type { EntityClass } from "../../mapping/column-type.js";
+import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
+import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
+
+const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * The OpenAPI descriptions of the generic entity routes (SPEC.md 4.2) of one entity class: the entity's
+ * schema for single entities and bodies, `{count, data}` for lists, the filter body of select, the metadata
+ * and `{id, deleted}` of a delete. `write` adds the writer's routes.
+ */
+export function entityRouteDescriptions(entityClass: EntityClass, write: boolean): HttpRouteDescriptions {
+  const schemas: Record<string, JsonSchema> = {};
+  const entity = addEntitySchemas(entityClass, schemas);
+  const filter = addFilterSchemas(entityClass, schemas);
+  schemas[`${entity}Page`] = {
+    type: "object",
+    required: ["count", "data"],
+    properties: { count: { type: "integer", minimum: 0 }, data: { type: "array", items: schemaRef(entity) } },
+  };
+  const page = schemaRef(`${entity}Page`);
+  const tags = [entity];
+  const operations: Record<string, HttpOperationDescription> = {
+    selectAll: { tags, summary: `Every ${entity} up to the page ceiling.`, responseBody: page },
+    get: { tags, summary: `One ${entity}, with details.`, parameterNames: ["id"], responseBody: schemaRef(entity) },
+    find: { tags, summary: `One ${entity}, entity only.`, parameterNames: ["id"], responseBody: schemaRef(entity) },
+    metadata: {
+      tags,
+      summary: `The metadata of ${entity}.`,
+      responseBody: { type: "object", required: ["entity", "primaryKey", "properties"] },
+    },
+    select: { tags, summary: `The ${entity} rows a filter selects.`, requestBody: schemaRef(filter), responseBody: page },
+  };
+  if (write) {
+    operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: schemaRef(entity) };
+    operations.insert = { tags, summary: `Inserts a ${entity}.`, requestBody: schemaRef(entity), responseBody: schemaRef(entity) };
+    operations.update = {
+      tags,
+      summary: `Updates a ${entity} (its version must be current).`,
+      requestBody: schemaRef(entity),
+      responseBody: schemaRef(entity),
+    };
+    operations.delete = {
+      tags,
+      summary: `Deletes a ${entity} (its version must be current).`,
+      parameterNames: ["id", "version"],
+      responseBody: {
+        type: "object",
+        required: ["id", "deleted"],
+        properties: { id: { type: "integer", format: "int32" }, deleted: { const: true } },
+      },
+    };
+  }
+  return { schemas, operations };
+}

@@ -1,0 +1,159 @@
+import type { EntityClass } from "../../mapping/column-type.js";
+import { type ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
+import { isFilterable, isDeserialized, isSerialized, jsonPropertyName } from "../../json/json-visibility.js";
+import { ValidationKey, type RuleDeclaration } from "../../validation/validation-decorators.js";
+import { int32Range } from "../../values/integer-range.js";
+import type { JsonSchema } from "../openapi/openapi-types.js";
+
+/** The schemas of one entity's JSON (API.md "JSON of entities"), by component name. */
+type Schemas = Record<string, JsonSchema>;
+
+const int64Pattern = "^-?\\d+$";
+const decimalPattern = "^-?\\d+(\\.\\d+)?$";
+
+function limitOf(limit: number | bigint): number {
+  return typeof limit === "bigint" ? Number(limit) : limit;
+}
+
+/** The JSON Schema of one column's value: its type, then what its validation rules promise. */
+function columnSchema(column: ColumnMapping): Record<string, unknown> {
+  const type = column.type;
+  let schema: Record<string, unknown>;
+  switch (type.kind) {
+    case "int32":
+    case "lazy":
+      schema = { type: "integer", format: "int32", minimum: int32Range.min, maximum: int32Range.max };
+      break;
+    case "int64":
+      schema = { type: "string", format: "int64", pattern: int64Pattern };
+      break;
+    case "decimal":
+      schema = { type: "string", format: "decimal", pattern: decimalPattern };
+      break;
+    case "float":
+      schema = { type: "number", format: "double" };
+      break;
+    case "string":
+      schema = { type: "string", ...(type.size !== undefined ? { maxLength: type.size } : {}) };
+      break;
+    case "boolean":
+      schema = { type: "boolean" };
+      break;
+    case "date":
+      schema = { type: "string", format: "date-time" };
+      break;
+    case "blob":
+      schema = { type: "string", contentEncoding: "base64" };
+      break;
+  }
+  const numeric = schema.type === "integer" || schema.type === "number";
+  for (const rule of (column.annotations.get(ValidationKey.rule) ?? []) as readonly RuleDeclaration[]) {
+    switch (rule.rule) {
+      case "MaxLength":
+        schema.maxLength = Math.min(rule.length, (schema.maxLength as number | undefined) ?? rule.length);
+        break;
+      case "MinLength":
+        schema.minLength = rule.length;
+        break;
+      case "MaxValue":
+        if (numeric) schema.maximum = limitOf(rule.limit);
+        break;
+      case "MinValue":
+        if (numeric) schema.minimum = limitOf(rule.limit);
+        break;
+      case "Less":
+        if (numeric) schema.exclusiveMaximum = limitOf(rule.limit);
+        break;
+      case "Greater":
+        if (numeric) schema.exclusiveMinimum = limitOf(rule.limit);
+        break;
+      case "Range":
+        if (numeric) {
+          schema.minimum = limitOf(rule.min);
+          schema.maximum = limitOf(rule.max);
+        }
+        break;
+      case "Regex":
+        schema.pattern = typeof rule.pattern === "string" ? rule.pattern : rule.pattern.source;
+        break;
+      case "Email":
+        schema.format = "email";
+        break;
+      case "Required":
+        break;
+    }
+  }
+  if (!isDeserialized(column)) schema.readOnly = true;
+  if (!isSerialized(column)) schema.writeOnly = true;
+  if (type.nullable) schema.type = [schema.type, "null"];
+  return schema;
+}
+
+/**
+ * The component schema of an entity and of every entity it reaches (references and details), added to
+ * `schemas` under the entities' names: JSON names, types, the validation rules as schema keywords,
+ * change-tracking and `@JsonIgnoreDeserialize` columns read-only, `@JsonIgnore` columns absent, a `Lazy`
+ * reference as `<name>Id` plus the optional nested object, a `LazyList` as an optional array.
+ */
+export function addEntitySchemas(entityClass: EntityClass, schemas: Schemas): string {
+  const mapping = EntityMapping.of(entityClass);
+  const name = mapping.name;
+  if (schemas[name] !== undefined) return name;
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  schemas[name] = { type: "object", properties, required };
+  for (const column of mapping.columns) {
+    if (!isSerialized(column) && !isDeserialized(column)) continue;
+    const wireName = jsonPropertyName(column);
+    properties[wireName] = columnSchema(column);
+    if (isSerialized(column)) required.push(wireName);
+    if (column.type.kind === "lazy") {
+      const target = addEntitySchemas((column.type.target as () => EntityClass)(), schemas);
+      properties[column.property] = { anyOf: [{ $ref: `#/components/schemas/${target}` }, { type: "null" }], readOnly: true };
+    }
+  }
+  for (const detail of mapping.details) {
+    if (!isSerialized(detail) && !isDeserialized(detail)) continue;
+    const target = addEntitySchemas(detail.target(), schemas);
+    properties[detail.property] = { type: "array", items: { $ref: `#/components/schemas/${target}` } };
+  }
+  return name;
+}
+
+/**
+ * Adds the schemas of an entity's filter body (API.md "Filter body of Select") and answers the body's name:
+ * `<Entity>Filter`, its conditions naming the filterable JSON names and the operators as enums.
+ */
+export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas): string {
+  const mapping = EntityMapping.of(entityClass);
+  const name = `${mapping.name}Filter`;
+  const columns = mapping.columns.filter(isFilterable).map(jsonPropertyName);
+  const item = { anyOf: [{ $ref: `#/components/schemas/${name}Condition` }, { $ref: `#/components/schemas/${name}Or` }] };
+  schemas[`${name}Condition`] = {
+    type: "object",
+    required: ["columnName", "condition"],
+    properties: {
+      columnName: { type: "string", enum: columns },
+      condition: { type: "string", enum: ["=", "<>", "<", "<=", ">", ">=", "LIKE", "NOT LIKE", "IN", "IS NULL", "IS NOT NULL"] },
+      value: {},
+    },
+  };
+  schemas[`${name}Or`] = { type: "object", required: ["or"], properties: { or: { type: "array", items: item } } };
+  schemas[name] = {
+    type: "object",
+    properties: {
+      where: { type: "array", items: item },
+      orderBy: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["columnName"],
+          properties: { columnName: { type: "string", enum: columns }, direction: { type: "string", enum: ["ASC", "DESC", ""] } },
+        },
+      },
+      start: { type: "integer", minimum: 0 },
+      limit: { type: "integer" },
+    },
+  };
+  return name;
+}

@@ -1,0 +1,166 @@
+import { HttpStatus } from "../http-messages.js";
+import { errorBodyName, errorBodySchemas, errorResponseList, errorResponseName } from "./error-responses.js";
+import { OpenApiMessages } from "./openapi-messages.js";
+import type {
+  HttpDescribedController,
+  HttpOperationDescription,
+  HttpRouteDescriptions,
+  JsonSchema,
+  OpenApiDocument,
+  OpenApiOptions,
+} from "./openapi-types.js";
+
+/** One route as the server resolves it, with what the document needs to know of it. @internal */
+export interface DocumentedRoute {
+  readonly controller: Function;
+  readonly methodName: string;
+  readonly method: string;
+  /** The full pattern, base URI included (`/api/companies/?`). */
+  readonly pattern: string;
+  readonly params: "int32" | "string";
+  readonly areas: readonly string[];
+  readonly requiresAuthentication: boolean;
+}
+
+/** The security scheme of the registered authentication, or undefined when the server has none. @internal */
+export type SecuritySchemeKind = "basic" | "bearer" | undefined;
+
+const jsonMedia = "application/json";
+
+function isDescribed(controller: Function): controller is Function & HttpDescribedController {
+  return typeof (controller as unknown as Partial<HttpDescribedController>).openApiDescription === "function";
+}
+
+/** A `$ref` to a component. */
+function ref(kind: string, name: string): JsonSchema {
+  return { $ref: `#/components/${kind}/${name}` };
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of a server's routes: paths and methods, placeholders as path parameters,
+ * security, areas (`x-tenon-areas` and the description), the standard answers of `errorResponses`, and the
+ * bodies that controller classes describe through `openApiDescription()`. Called once per document, never on
+ * the request path. @internal
+ */
+export function buildOpenApiDocument(
+  routes: readonly DocumentedRoute[],
+  scheme: SecuritySchemeKind,
+  options: OpenApiOptions = {},
+): OpenApiDocument {
+  const schemas: Record<string, JsonSchema> = { ...errorBodySchemas };
+  const descriptions = new Map<Function, HttpRouteDescriptions | undefined>();
+  const describe = (controller: Function): HttpRouteDescriptions | undefined => {
+    if (!descriptions.has(controller)) {
+      const described = isDescribed(controller) ? controller.openApiDescription(controller) : undefined;
+      descriptions.set(controller, described);
+      if (described?.schemas !== undefined) Object.assign(schemas, described.schemas);
+    }
+    return descriptions.get(controller);
+  };
+
+  const catalogue = errorResponseList();
+  const responses: Record<string, unknown> = {};
+  for (const entry of catalogue) {
+    const headers: Record<string, unknown> = {};
+    for (const header of entry.headers) headers[header.name] = { description: header.description, schema: { type: "string" } };
+    responses[errorResponseName(entry.status)] = {
+      description: entry.description,
+      ...(entry.headers.length > 0 ? { headers } : {}),
+      content: { [jsonMedia]: { schema: ref("schemas", errorBodyName(entry.body)) } },
+    };
+  }
+
+  const schemeName = scheme === "basic" ? "basicAuth" : "bearerAuth";
+  const paths: Record<string, Record<string, unknown>> = {};
+  const parameterNamesByPath = new Map<string, readonly string[]>();
+  const operationIds = new Set<string>();
+  for (const route of routes) {
+    const operation = describe(route.controller)?.operations[route.methodName];
+    const segments = route.pattern.split("/");
+    const placeholders = segments.filter((segment) => segment === "?").length;
+    const catchAll = segments.at(-1) === "*";
+    let names = parameterNamesByPath.get(route.pattern);
+    if (names === undefined) {
+      names = Array.from({ length: placeholders }, (_, i) => operation?.parameterNames?.[i] ?? `param${i + 1}`);
+      parameterNamesByPath.set(route.pattern, names);
+    }
+    let index = 0;
+    const path = segments.map((segment) => (segment === "?" ? `{${names[index++]}}` : segment === "*" ? "{path}" : segment)).join("/");
+    const parameters: unknown[] = names.map((name, i) => ({
+      name,
+      in: "path",
+      required: true,
+      description: OpenApiMessages.placeholder(i + 1) + (route.params === "int32" ? ` ${OpenApiMessages.integerPlaceholder}` : ""),
+      schema: route.params === "int32" ? { type: "integer", format: "int32" } : { type: "string" },
+    }));
+    if (catchAll)
+      parameters.push({ name: "path", in: "path", required: true, description: OpenApiMessages.catchAll, schema: { type: "string" } });
+    paths[path] ??= {};
+    let operationId = `${route.controller.name}_${route.methodName}`;
+    for (let n = 2; operationIds.has(operationId); n++) operationId = `${route.controller.name}_${route.methodName}_${n}`;
+    operationIds.add(operationId);
+    const facts = { operationId, placeholders, scheme, schemeName };
+    paths[path][route.method.toLowerCase()] = buildOperation(route, operation, parameters, facts, catalogue);
+  }
+
+  const components: Record<string, Record<string, unknown>> = { schemas, responses };
+  if (scheme !== undefined) {
+    components.securitySchemes = {
+      [schemeName]:
+        scheme === "basic"
+          ? { type: "http", scheme: "basic", description: OpenApiMessages.basicScheme }
+          : { type: "http", scheme: "bearer", description: OpenApiMessages.bearerScheme },
+    };
+  }
+  const info = {
+    title: options.title ?? OpenApiMessages.defaultTitle,
+    version: options.version ?? OpenApiMessages.defaultVersion,
+    ...(options.description !== undefined ? { description: options.description } : {}),
+  };
+  return {
+    openapi: "3.1.0",
+    info,
+    paths,
+    components,
+    ...(scheme !== undefined ? { security: [{ [schemeName]: [] }] } : {}),
+  };
+}
+
+function buildOperation(
+  route: DocumentedRoute,
+  described: HttpOperationDescription | undefined,
+  parameters: readonly unknown[],
+  { operationId, placeholders, scheme }: { operationId: string; placeholders: number; scheme: SecuritySchemeKind },
+  catalogue: ReturnType<typeof errorResponseList>,
+): Record<string, unknown> {
+  const facts = { method: route.method, placeholders, requiresAuthentication: route.requiresAuthentication, areas: route.areas };
+  const responses: Record<string, unknown> = {
+    [String(HttpStatus.ok)]: {
+      description: OpenApiMessages.success,
+      content: { [jsonMedia]: { schema: described?.responseBody ?? {} } },
+    },
+  };
+  for (const entry of catalogue) {
+    if (entry.appliesTo(facts)) responses[String(entry.status)] = ref("responses", errorResponseName(entry.status));
+  }
+  const notes: string[] = [];
+  if (route.areas.length > 0) notes.push(OpenApiMessages.areas(route.areas));
+  if (!route.requiresAuthentication) notes.push(OpenApiMessages.anonymous);
+  const operation: Record<string, unknown> = {
+    operationId,
+    tags: [...(described?.tags ?? [route.controller.name])],
+    ...(described?.summary !== undefined ? { summary: described.summary } : {}),
+    ...(notes.length > 0 ? { description: notes.join(" ") } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses,
+    "x-tenon-areas": [...route.areas],
+  };
+  if (route.method === "POST" || route.method === "PUT") {
+    operation.requestBody = {
+      required: described?.requestBody !== undefined,
+      content: { [jsonMedia]: { schema: described?.requestBody ?? {} } },
+    };
+  }
+  if (scheme !== undefined && !route.requiresAuthentication) operation.security = [];
+  return operation;
+}

@@ -1,0 +1,20 @@
+import { HttpController, type HttpControllerClass } from "../http-controller.js";
+import { HttpDefaults } from "../http-messages.js";
+import { AuthorizationType, Get, HttpAuthorizationType } from "../routing/route-decorators.js";
+
+/**
+ * The controller that serves the OpenAPI document, anonymous whatever the server's authentication (a client
+ * generator or a reference page sends no credentials). `documentText` builds the document on the first
+ * request and answers the same cached text from then on. @internal
+ */
+export function openApiController<C>(documentText: () => string): HttpControllerClass<C> {
+  class OpenApiController extends HttpController<C> {
+    @Get()
+    @AuthorizationType(HttpAuthorizationType.None)
+    openApi(): void {
+      this.response.contentType = HttpDefaults.jsonContentType;
+      this.response.content = documentText();
+    }
+  }
+  return OpenApiController;
+}

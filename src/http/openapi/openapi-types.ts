@@ -1,0 +1,59 @@
+/**
+ * The shapes the OpenAPI document is made of, and the small interface through which a controller class
+ * describes its routes' bodies (the ORM side implements it for the generic CRUD controllers, so that the
+ * HTTP core never reads an entity mapping itself).
+ */
+
+/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1), as a plain JSON object. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** What a controller says about one of its handlers, keyed by the handler's method name. */
+export interface HttpOperationDescription {
+  /** A one-line summary. */
+  readonly summary?: string;
+  /** Tags grouping the operation (default: the controller's name). */
+  readonly tags?: readonly string[];
+  /** The names of the `?` placeholders, in order (default `param1`, `param2`...). */
+  readonly parameterNames?: readonly string[];
+  /** The schema of the JSON request body; absent: the operation takes no described body. */
+  readonly requestBody?: JsonSchema;
+  /** The schema of the JSON answer of a success (default: any JSON). */
+  readonly responseBody?: JsonSchema;
+}
+
+/** The routes' bodies of one controller class, and the schemas they refer to (`#/components/schemas/<name>`). */
+export interface HttpRouteDescriptions {
+  /** Component schemas by name; the same name given twice must be the same schema. */
+  readonly schemas?: Readonly<Record<string, JsonSchema>>;
+  /** Descriptions by handler method name; a handler without one still appears, with an unconstrained body. */
+  readonly operations: Readonly<Record<string, HttpOperationDescription>>;
+}
+
+/**
+ * A controller class that describes its routes: a static `openApiDescription(controller)`, called with the
+ * registered class itself (so that a base class's static method describes each subclass), once, when the
+ * document is first built, never on the request path.
+ */
+export interface HttpDescribedController {
+  /** The descriptions of the routes of `controller` (the registered class). */
+  openApiDescription(controller: Function): HttpRouteDescriptions;
+}
+
+/** The settings of the document's `info` object. */
+export interface OpenApiOptions {
+  /** The API's title (default `Tenon API`). */
+  readonly title?: string;
+  /** The API's version (default `1.0.0`). */
+  readonly version?: string;
+  /** A description of the API. */
+  readonly description?: string;
+}
+
+/** An OpenAPI 3.1 document as plain JSON. */
+export interface OpenApiDocument {
+  readonly openapi: "3.1.0";
+  readonly info: { readonly title: string; readonly version: string; readonly description?: string };
+  readonly paths: Record<string, Record<string, unknown>>;
+  readonly components: Record<string, Record<string, unknown>>;
+  readonly security?: readonly Record<string, readonly string[]>[];
+}
