@@ -1,5 +1,6 @@
 import { Context, type Database } from "tenon";
 import { DatabaseReadiness, HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
+import { ApiDocsController } from "./api-docs.js";
 import { DemoAuthentication } from "./authentication.js";
 import {
   AdminController,
@@ -59,6 +60,8 @@ export async function createDemoServer(options: DemoOptions): Promise<HttpServer
   server.registerController(EmployeeDirectoryController, "/employee-directory");
   // GET /api/openapi.json: the OpenAPI 3.1 document, anonymous, built on the first request (docs/openapi.md).
   server.serveOpenApi("/openapi.json", { title: "Tenon demo", version: "1.0.0" });
+  // GET /api/docs: the API reference page (Swagger UI), anonymous, served offline.
+  server.registerController(ApiDocsController);
   if (options.logFile !== undefined) {
     JsonLinesLogWriter.path = options.logFile;
     server.registerLogWriter(JsonLinesLogWriter);
