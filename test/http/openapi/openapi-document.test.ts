@@ -1,0 +1,162 @@
+// The HTTP core's part of the OpenAPI document: routes, placeholders, security, areas and the standard
+// answers, for controllers that describe nothing (no ORM involved).
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { BasicAuthentication } from "../../../src/http/auth/basic-authentication.js";
+import { HttpController } from "../../../src/http/http-controller.js";
+import { HttpServer } from "../../../src/http/http-server.js";
+import { HttpStatus } from "../../../src/http/http-messages.js";
+import { Area, AuthorizationType, Delete, Get, HttpAuthorizationType, Post, Uri } from "../../../src/http/routing/route-decorators.js";
+import { ask, started } from "../http-test-client.js";
+
+class Ctx {}
+
+@Uri("/things")
+class ThingController extends HttpController<Ctx> {
+  @Get("?/?")
+  pair(): unknown {
+    return {};
+  }
+  @Get("by-name/?", { params: "string" })
+  @Area("read")
+  byName(): unknown {
+    return {};
+  }
+  @Post()
+  @Area("write")
+  create(): unknown {
+    return {};
+  }
+  @Delete("?")
+  remove(): unknown {
+    return {};
+  }
+}
+
+@Uri("/files")
+@AuthorizationType(HttpAuthorizationType.None)
+class FileController extends HttpController<Ctx> {
+  @Get("*")
+  file(): unknown {
+    return {};
+  }
+}
+
+class Basic extends BasicAuthentication<Ctx> {
+  protected override isValid(): boolean {
+    return false;
+  }
+}
+
+type Operation = {
+  parameters?: { name: string; schema: unknown; in: string }[];
+  responses: Record<string, unknown>;
+  security?: unknown[];
+  description?: string;
+  "x-tenon-areas": string[];
+};
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes?: Record<string, unknown>; responses: Record<string, unknown> };
+  security?: unknown[];
+};
+
+function server(authenticated: boolean): HttpServer<Ctx> {
+  const result = new HttpServer(Ctx);
+  result.baseUri = "/v1";
+  if (authenticated) {
+    result.registerAuthentication(Basic);
+    result.registerController(ThingController);
+  } else result.allowAnonymous = true;
+  result.registerController(FileController);
+  return result;
+}
+
+describe("the OpenAPI document of the HTTP core", () => {
+  test("is a valid OpenAPI 3.1 document with every route under the base URI, placeholders as path parameters", async () => {
+    const document = server(true).openApi({ title: "Things", version: "2.0.0" }) as unknown as Document;
+    const result = await new Validator().validate(structuredClone(document) as never);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+    assert.deepEqual(Object.keys(document.paths).sort(), [
+      "/v1/files/{path}",
+      "/v1/things",
+      "/v1/things/by-name/{param1}",
+      "/v1/things/{param1}",
+      "/v1/things/{param1}/{param2}",
+    ]);
+    const pair = document.paths["/v1/things/{param1}/{param2}"].get;
+    assert.deepEqual(
+      pair.parameters?.map((parameter) => [parameter.name, parameter.in, parameter.schema]),
+      [
+        ["param1", "path", { type: "integer", format: "int32" }],
+        ["param2", "path", { type: "integer", format: "int32" }],
+      ],
+    );
+    assert.deepEqual(document.paths["/v1/things/by-name/{param1}"].get.parameters?.[0].schema, { type: "string" });
+  });
+
+  test("a Basic authentication gives the basic scheme; anonymous routes have no security; areas are listed", () => {
+    const document = server(true).openApi() as unknown as Document;
+    assert.deepEqual(document.components.securitySchemes, {
+      basicAuth: { type: "http", scheme: "basic", description: "HTTP Basic authentication." },
+    });
+    assert.deepEqual(document.security, [{ basicAuth: [] }]);
+    assert.deepEqual(document.paths["/v1/files/{path}"].get.security, []);
+    assert.equal(document.paths["/v1/things"].post.security, undefined);
+    assert.deepEqual(document.paths["/v1/things"].post["x-tenon-areas"], ["write"]);
+    assert.match(document.paths["/v1/things"].post.description ?? "", /write/);
+  });
+
+  test("each route lists the standard answers it can give, from the server's status catalogue", () => {
+    const document = server(true).openApi() as unknown as Document;
+    const statuses = (path: string, method: string): string[] => Object.keys(document.paths[path][method].responses).sort();
+    assert.deepEqual(statuses("/v1/things", "post"), [
+      "200",
+      "400",
+      "401",
+      "403",
+      "405",
+      "408",
+      "409",
+      "413",
+      "417",
+      "422",
+      "431",
+      "500",
+      "503",
+    ]);
+    assert.deepEqual(statuses("/v1/things/{param1}", "delete"), ["200", "400", "401", "404", "405", "408", "409", "431", "500", "503"]);
+    assert.deepEqual(statuses("/v1/files/{path}", "get"), ["200", "400", "405", "408", "431", "500", "503"]);
+    const described = Object.keys(document.components.responses).map((name) => Number(name.replace("Error", "")));
+    const served = Object.values(HttpStatus).filter((status) => status >= 400);
+    assert.deepEqual(described.sort(), [...served].sort());
+    assert.ok((document.components.responses.Error503 as { headers: Record<string, unknown> }).headers["Retry-After"] !== undefined);
+  });
+
+  test("a server without authentication has no security scheme at all", () => {
+    const document = server(false).openApi() as unknown as Document;
+    assert.equal(document.components.securitySchemes, undefined);
+    assert.equal(document.security, undefined);
+    assert.equal(document.paths["/v1/files/{path}"].get.security, undefined);
+    assert.equal(document.paths["/v1/files/{path}"].get.responses["401"], undefined);
+  });
+
+  test("serveOpenApi answers the document anonymously, the same text on every request", async () => {
+    const running = await started(Ctx, (s) => {
+      s.registerAuthentication(Basic);
+      s.registerController(ThingController);
+      s.serveOpenApi();
+    });
+    try {
+      const first = await ask(running.port, "/openapi.json");
+      const second = await ask(running.port, "/openapi.json");
+      assert.equal(first.status, 200);
+      assert.equal(first.text, second.text);
+      assert.ok((first.json as Document).paths["/openapi.json"].get.security !== undefined);
+      assert.equal((await ask(running.port, "/things")).status, 401);
+    } finally {
+      await running.stop();
+    }
+  });
+});
