@@ -109,7 +109,7 @@ export abstract class PooledConnection<R> implements Connection {
     this.#giveBack(this.#lost !== undefined || this.#inTransaction);
   }
 
-  /** @internal Closes the connection instead of pooling it (the database is closing under a session never disposed). */
+  /** Closes the connection instead of pooling it: the database is closing under a session never disposed. */
   discard(): void {
     this.#giveBack(true);
   }

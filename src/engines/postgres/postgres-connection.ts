@@ -7,8 +7,14 @@ import { connectionGivenBack, isConnectionLost, missingSequence, postgresError, 
 
 const errors = { isConnectionLost, wrap: postgresError, givenBack: connectionGivenBack };
 
+/** What Tenon reads of a `pg` result in array mode: structural, so that the declarations need no `pg` types. */
+interface PostgresResult {
+  readonly rows: readonly unknown[];
+  readonly rowCount: number | null;
+}
+
 /** One pooled `pg` client lent to one session. */
-export class PostgresConnection extends PooledConnection<pg.QueryResult<unknown[]>> {
+export class PostgresConnection extends PooledConnection<PostgresResult> {
   readonly #database: PostgresDatabase;
 
   /** @internal sessions get connections from `PostgresDatabase.acquire()`. */
