@@ -15,12 +15,14 @@ export interface Connection {
    * Runs a query at once and answers its rows, when the engine runs statements synchronously and nothing
    * makes this one wait (another session's transaction on the embedded engine); undefined means "use
    * `query`". A statement that fails throws. Optional: engines that talk to a server leave it out.
+   * @internal A fast path, not API (API.md).
    */
   queryNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[][] | undefined;
   /**
    * Runs several queries at once in one snapshot (one read transaction when none is open) and answers the
    * rows of each, when the engine runs statements synchronously and nothing makes them wait; undefined means
    * "not now". Optional: the embedded engine's way to read a list's count and page together.
+   * @internal A fast path, not API (API.md).
    */
   queryAllNow?(
     queries: readonly { readonly sql: string; readonly parameters: readonly unknown[]; readonly exactIntegers?: boolean }[],
@@ -60,6 +62,7 @@ export interface Database {
    * Takes a connection at once when one is free without waiting (the embedded engine's shared connection),
    * or answers undefined; a session then calls `acquire`. Saves a promise round on every session's first
    * statement. Optional.
+   * @internal A fast path, not API (API.md).
    */
   acquireNow?(): Connection | undefined;
   /** Closes every connection. Call it on every path that ends the process (SPEC.md 3). */

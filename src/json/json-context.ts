@@ -44,6 +44,7 @@ export class JsonContext extends Context {
   /**
    * The JSON of one entity, as a value when nothing of it expands (no promise to wait for), else as
    * `toJson` answers it. For callers on a hot path, such as the CRUD reader.
+   * @internal A fast path, not API (API.md): left out of the published declarations.
    */
   toJsonNow(entity: object, config: JsonSerializerConfig = JsonSerializerConfig.default): JsonObject | Promise<JsonObject> {
     return new JsonSerializer(this, config).oneNow(entity);

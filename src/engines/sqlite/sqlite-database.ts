@@ -63,7 +63,7 @@ export class SqliteDatabase implements Database {
     return Promise.resolve(new SqliteConnection(this));
   }
 
-  /** @inheritdoc */
+  /** @internal A fast path, not API (see `Database.acquireNow`). */
   acquireNow(): Connection {
     return new SqliteConnection(this);
   }
@@ -182,10 +182,12 @@ class SqliteConnection implements Connection {
     }
   }
 
+  /** @internal A fast path, not API (see `Connection.queryNow`). */
   queryNow(sql: string, parameters: readonly unknown[], exactIntegers = true): unknown[][] | undefined {
     return this.#database.free(this) ? this.#all(sql, parameters, exactIntegers) : undefined;
   }
 
+  /** @internal A fast path, not API (see `Connection.queryAllNow`). */
   queryAllNow(
     queries: readonly { readonly sql: string; readonly parameters: readonly unknown[]; readonly exactIntegers?: boolean }[],
   ): unknown[][][] | undefined {
