@@ -2,7 +2,8 @@
 // `npm run bench [-- options]`: makes sure everything the benchmark needs is there, then runs
 // bench/run.mjs with the options passed through (see its header: --quick, --scenario S2, --rounds 3 ...).
 //   1. the library's own dependencies (npm ci at the root on a fresh clone) and bench/'s (npm ci in bench/);
-//   2. a load generator: wrk from Debian's packages (apt-get), else autocannon from bench/'s dependencies;
+//   2. a load generator: wrk when it is installed (it is never installed from here), else autocannon from
+//      bench/'s dependencies;
 //   3. the built framework (tsc at the root) when the Tenon contender is present.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -22,22 +23,14 @@ if (!fs.existsSync(path.join(root, "node_modules", "better-sqlite3"))) sh("npm",
 if (!fs.existsSync(path.join(bench, "node_modules", "fastify"))) sh("npm", ["ci", "--no-audit", "--no-fund"], bench);
 
 const wantsAutocannon = args.some((a, i) => (a === "--loader" && args[i + 1] === "autocannon") || a === "--loader=autocannon");
+const wantsWrk = args.some((a, i) => (a === "--loader" && args[i + 1] === "wrk") || a === "--loader=wrk");
 if (!wantsAutocannon && !has("wrk")) {
-  // Debian's wrk; root (or sudo) is needed. Without it the harness falls back to autocannon.
-  const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const apt = asRoot ? ["apt-get"] : has("sudo") ? ["sudo", "-n", "apt-get"] : null;
-  if (apt && has("apt-get")) {
-    const install = () =>
-      spawnSync(apt[0], [...apt.slice(1), "install", "-y", "wrk"], {
-        stdio: "inherit",
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      }).status === 0;
-    if (!install()) {
-      spawnSync(apt[0], [...apt.slice(1), "update"], { stdio: "inherit" });
-      install();
-    }
+  // No system package is installed behind the caller's back: say what is missing, and stop when it was asked for.
+  if (wantsWrk) {
+    console.error("bench: --loader wrk was asked for and wrk is not installed (Debian: apt-get install wrk); stopping");
+    process.exit(1);
   }
-  if (!has("wrk")) console.log("bench: wrk is not available; autocannon (bench/node_modules) generates the load instead");
+  console.log("bench: wrk is not installed (Debian: apt-get install wrk); autocannon (bench/node_modules) generates the load instead");
 }
 
 if (fs.existsSync(path.join(bench, "tenon-app", "tsconfig.json"))) {
