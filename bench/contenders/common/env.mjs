@@ -1,4 +1,4 @@
-// What every contender reads from its environment (set by bench/run.mjs), and the request log of S6.
+// What every contender reads from its environment (set by bench/compare-contenders.mjs), and the request log of S6.
 import fs from 'node:fs';
 import { openSqliteStore } from './store-sqlite.mjs';
 

@@ -1,5 +1,5 @@
 // The Tenon contender of the benchmark: the demo's Company API as a user writes it with `tenon` and
-// `tenon/http`. Settings come from the BENCH_* environment that bench/run.mjs sets.
+// `tenon/http`. Settings come from the BENCH_* environment that bench/compare-contenders.mjs sets.
 import { HttpServer } from "tenon/http";
 import { CompaniesController } from "./companies.js";
 import { BenchContext, openDatabase } from "./context.js";

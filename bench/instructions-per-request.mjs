@@ -2,7 +2,7 @@
 // and then counted while it loads it again. Callgrind counts instructions executed in user space (JavaScript, Node,
 // V8 and its helper threads, SQLite), not time: the count is about the same whatever the rest of the machine
 // does, where requests per second on a shared VM drift by tens of percent. The kernel is not counted.
-//   node bench/instructions.mjs [--scenario S2] [--contenders raw,tenon] [--warmup 40] [--duration 30] [--loader wrk]
+//   node bench/instructions-per-request.mjs [--scenario S2] [--contenders raw,tenon] [--warmup 40] [--duration 30] [--loader wrk]
 // Scenarios: S1, S2, S3, S4 (a writing scenario: each server gets a fresh copy of the data and is warmed on
 // other rows than the counted ones), S6 (S2 with logging to a file), S7-10, S7-10000. The server runs about
 // 50x slower under valgrind, so the warm-up is long; 10 connections. Needs valgrind (Debian's package) and

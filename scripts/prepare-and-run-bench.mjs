@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench [-- options]`: makes sure everything the benchmark needs is there, then runs
-// bench/run.mjs with the options passed through (see its header: --quick, --scenario S2, --rounds 3 ...).
+// bench/compare-contenders.mjs with the options passed through (see its header: --quick, --scenario S2, --rounds 3 ...).
 //   1. the library's own dependencies (npm ci at the root on a fresh clone) and bench/'s (npm ci in bench/);
 //   2. a load generator: wrk when it is installed (it is never installed from here), else autocannon from
 //      bench/'s dependencies;
@@ -43,7 +43,7 @@ if (fs.existsSync(path.join(bench, "tenon-app", "tsconfig.json"))) {
   console.log(`bench: tsc -p . at the root ${r.status === 0 ? "done" : "reported type errors (output emitted anyway)"}`);
 }
 
-const run = spawnSync(process.execPath, [path.join(bench, "run.mjs"), ...args], {
+const run = spawnSync(process.execPath, [path.join(bench, "compare-contenders.mjs"), ...args], {
   cwd: bench,
   stdio: "inherit",
   env: { ...process.env, BENCH_COMMAND: `npm run bench${args.length ? ` -- ${args.join(" ")}` : ""}` },
