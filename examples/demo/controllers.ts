@@ -89,6 +89,9 @@ abstract class DemoEntityController<T extends object> extends HttpEntityControll
   @Area("write") override update(): Promise<unknown> {
     return super.update();
   }
+  @Area("write") override patch(id: number): Promise<unknown> {
+    return super.patch(id);
+  }
   @Area("write") override delete(id: number, version: number): Promise<HttpEntityDeleted> {
     return super.delete(id, version);
   }

@@ -24,6 +24,7 @@ export {
   Get,
   Post,
   Put,
+  Patch,
   Delete,
   AuthorizationType,
   Area,

@@ -61,7 +61,7 @@ interface ContextHooks {
   [Symbol.dispose]?(): void;
 }
 
-const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "DELETE"]);
+const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
 const int32Pattern = /^-?\d{1,10}$/;
 
 /**

@@ -111,6 +111,49 @@ export function defineDemoWriteTests(h: DemoWriteHelpers): void {
     assert.equal((again.lines as Row[]).find((line) => line.id === lines[0].id)?.quantity, 8);
   });
 
+  test("a PATCH changes only the properties it carries, keeps an order's lines, and refuses stale, null and guests", async () => {
+    const company = await h.ok("POST", "/companies", "editor", {
+      name: "Patchable",
+      email: "patch@example.com",
+      vatNumber: "DE12345",
+      creditLimit: "100.00",
+    });
+    const columns = "Name AS name, Email AS email, VatNumber AS vat, CreditLimit AS credit, VersionID AS version, CreatedBy AS createdby";
+    const select = `SELECT ${columns} FROM Companies WHERE ID = ${company.id}`;
+    const [before] = await h.rows(select);
+    const patched = await h.ok("PATCH", `/companies/${company.id}`, "editor", { versionId: 0, creditLimit: "250.50", email: null });
+    assert.equal(patched.creditLimit, "250.50");
+    assert.equal(patched.name, "Patchable");
+    assert.equal(patched.versionId, 1);
+    const [after] = await h.rows(select);
+    // SQLite stores a decimal scaled (cents), the others as written: the ratio is what every engine shares.
+    assert.ok(Math.abs(Number(after.credit) / Number(before.credit) - 2.505) < 1e-9, `${before.credit} -> ${after.credit}`);
+    assert.deepEqual({ ...after, credit: 0, version: Number(after.version) }, { ...before, email: null, credit: 0, version: 1 });
+    const unchanged = await h.rows(select);
+    h.expectError(await h.call("PATCH", `/companies/${company.id}`, { user: "editor", body: { versionId: 0, name: "Stale" } }), 409);
+    h.expectError(await h.call("PATCH", `/companies/${company.id}`, { user: "editor", body: { versionId: 1, name: null } }), 422);
+    h.expectError(await h.call("PATCH", `/companies/${company.id}`, { user: "editor", body: '{"versionId": 1, ' }), 400);
+    h.expectError(await h.call("PATCH", `/companies/${company.id}`, { user: "guest", body: { versionId: 1, name: "Guest" } }), 403);
+    h.expectError(await h.call("PATCH", "/companies/2147483000", { user: "editor", body: { versionId: 0, name: "Ghost" } }), 404);
+    assert.deepEqual(await h.rows(select), unchanged);
+
+    const [globex] = await h.rows("SELECT ID AS id FROM Companies WHERE Name = 'Globex Industries'");
+    const order = await h.ok("POST", "/orders", "editor", {
+      number: "SO-PATCH-1",
+      companyId: Number(globex.id),
+      lines: [
+        { product: "Anvil", quantity: 3, price: "10.25" },
+        { product: "Rope", quantity: 1, price: "2.00" },
+      ],
+    });
+    const linesOf = `SELECT ID AS id, Product AS product, Quantity AS quantity, VersionID AS versionid FROM OrderLines WHERE OrderID = ${order.id} ORDER BY ID`;
+    const lines = await h.rows(linesOf);
+    const renumbered = await h.ok("PATCH", `/orders/${order.id}`, "editor", { versionId: order.versionId, number: "SO-PATCH-2" });
+    assert.equal(renumbered.number, "SO-PATCH-2");
+    assert.equal((renumbered.lines as Row[]).length, 2);
+    assert.deepEqual(await h.rows(linesOf), lines, "a patch without lines leaves the lines as they were");
+  });
+
   test("an order with 300 lines is written in a few statements: POST, then a PUT that changes, adds and removes lines", async () => {
     const lines = Array.from({ length: 300 }, (_, i) => ({ product: `Bolt ${i}`, quantity: 1 + (i % 3), price: "0.10" }));
     const created = await h.ok("POST", "/orders", "editor", { number: "SO-BIG-1", companyId: await anyCompany(), lines });

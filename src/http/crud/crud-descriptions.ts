@@ -40,6 +40,13 @@ export function entityRouteDescriptions(entityClass: EntityClass, write: boolean
       requestBody: schemaRef(entity),
       responseBody: schemaRef(entity),
     };
+    operations.patch = {
+      tags,
+      summary: `Changes the properties of a ${entity} that a JSON Merge Patch carries (its versionId must be current).`,
+      parameterNames: ["id"],
+      requestBody: { type: "object", required: ["versionId"] },
+      responseBody: schemaRef(entity),
+    };
     operations.delete = {
       tags,
       summary: `Deletes a ${entity} (its version must be current).`,

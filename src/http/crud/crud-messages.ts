@@ -32,4 +32,7 @@ export const CrudMessages = {
   idTaken: (id: number): string => `Entity ${id} already exists.`,
   updateWithoutId: (property: string): string => `The body has no ${property}: an update needs the id of the entity.`,
   updateWithoutVersion: (property: string): string => `The body has no ${property}: an update needs the version the entity was read with.`,
+  patchIdMismatch: (property: string, id: number): string => `The body's ${property} differs from the address's ${id}.`,
+  patchNotObject: "A merge patch body must be a JSON object.",
+  patchNullRequired: (property: string): string => `${property} cannot be null.`,
 } as const;

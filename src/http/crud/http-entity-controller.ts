@@ -1,6 +1,9 @@
+import { InvalidInputError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
+import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { CrudMessages } from "./crud-messages.js";
 import { HttpController } from "../http-controller.js";
-import { Delete, Get, Post, Put } from "../routing/route-decorators.js";
+import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpEntityReader, type HttpEntityPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityDeleted } from "./http-entity-writer.js";
@@ -16,6 +19,7 @@ function servedEntityOf(controller: Function): EntityClass<object> {
   const probe = Reflect.construct(controller, [undefined, undefined, undefined]) as { entityClass: EntityClass<object> };
   return probe.entityClass;
 }
+import { isMergeObject } from "./merge-patch.js";
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select of SPEC.md 4.2,
@@ -99,6 +103,7 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | POST {base}/select | select |
  * | POST {base} | insert |
  * | PUT {base} | update |
+ * | PATCH {base}/? | patch |
  * | DELETE {base}/?/? | delete |
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
@@ -130,9 +135,27 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
     return this.createWriter().update(this.request.jsonContent);
   }
 
+  /**
+   * PATCH {base}/{id}: a JSON Merge Patch (RFC 7396) of the entity, which must carry its version; answers
+   * the entity reloaded. The id of the address wins: a different id in the body answers 400.
+   */
+  @Patch("?")
+  patch(id: number): Promise<unknown> {
+    const body = this.request.jsonContent;
+    return this.createWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body);
+  }
+
   /** DELETE {base}/{id}/{version}: deletes the entity. */
   @Delete("?/?")
   delete(id: number, version: number): Promise<HttpEntityDeleted> {
     return this.createWriter().delete(id, version);
   }
+}
+
+/** A patch body with the id of the address; a different id in the body is a 400, as the address names the entity. */
+function withAddressId<T extends object>(entityClass: EntityClass<T>, body: Record<string, unknown>, id: number): Record<string, unknown> {
+  const property = EntityMapping.of(entityClass).primaryKey.property;
+  const sent = body[property];
+  if (sent !== undefined && sent !== null && sent !== id) throw new InvalidInputError(CrudMessages.patchIdMismatch(property, id));
+  return { ...body, [property]: id };
 }

@@ -1,4 +1,4 @@
-import { ConcurrentUpdateError, InvalidInputError, UniqueViolationError } from "../../errors.js";
+import { ConcurrentUpdateError, InvalidInputError, UniqueViolationError, ValidationError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
@@ -7,6 +7,7 @@ import { Lazy } from "../../mapping/lazy.js";
 import type { RetryOption } from "../../session/retry-policy.js";
 import { HttpError, HttpNotFoundError } from "../http-errors.js";
 import { CrudMessages } from "./crud-messages.js";
+import { isMergeObject, jsonKeyOf, mergePatch } from "./merge-patch.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpStatus } from "../http-messages.js";
 
@@ -99,13 +100,77 @@ export class HttpEntityWriter<T extends object> {
    * answers 404, a stale version 409.
    */
   async update(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+    const id = this.#idAndVersionOf(json);
+    const entity = await this.context.retrying(async () => {
+      const entity = await this.context.fromJson(this.entityClass, json);
+      await this.#keepHiddenColumns(entity, id);
+      return this.#update(entity, id);
+    }, this.retry);
+    return this.#reloaded(entity, config);
+  }
+
+  /**
+   * Updates only the properties a JSON Merge Patch body (RFC 7396) carries; every other column keeps its
+   * stored value. The body must carry the id and, when the entity has one, the version it was read with
+   * (400 otherwise); `null` sets a property to null, a 422 for a column that cannot hold null; an object
+   * value is merged into the stored one. Validation, events, audit columns, 404 and 409 are those of
+   * `update`, and so is the answer: the committed row, reloaded.
+   */
+  async patch(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+    if (!isMergeObject(json)) throw new InvalidInputError(CrudMessages.patchNotObject);
+    const id = this.#idAndVersionOf(json);
+    this.#refuseNulls(json);
+    const entity = await this.context.retrying(() => this.#patch(json, id), this.retry);
+    return this.#reloaded(entity, config);
+  }
+
+  async #patch(patch: Record<string, unknown>, id: number): Promise<T> {
+    const stored = await this.context.tryGet(this.entityClass, id);
+    if (stored === null) throw new HttpNotFoundError(id);
+    const current = (await this.context.toJson(stored, JsonSerializerConfig.entityOnly)) as Record<string, unknown>;
+    const body: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      body[key] = isMergeObject(value) && isMergeObject(current[key]) ? mergePatch(current[key], value) : value;
+    }
+    const entity = await this.context.fromJson(this.entityClass, body);
+    // What the patch leaves out keeps the stored value, hidden columns included; the change-tracking
+    // columns are the update statement's.
+    for (const column of this.#mapping.ownColumns) {
+      if (column.isPrimaryKey || column.isVersion || column.auditRole !== undefined) continue;
+      if (isDeserialized(column) && Object.hasOwn(patch, jsonKeyOf(column))) continue;
+      const value = column.get(stored);
+      const target = column.get(entity);
+      if (value instanceof Lazy && target instanceof Lazy) target.id = value.id;
+      else column.set(entity, value);
+    }
+    return this.#update(entity, id);
+  }
+
+  /** A `null` for a column that cannot hold one is a validation failure (422), as in RFC 7396 it removes the value. */
+  #refuseNulls(patch: Record<string, unknown>): void {
+    const failures = this.#mapping.ownColumns
+      .filter((column) => !column.type.nullable && isDeserialized(column) && patch[jsonKeyOf(column)] === null)
+      .map((column) => ({
+        property: column.property,
+        column: column.columnName,
+        message: CrudMessages.patchNullRequired(column.property),
+      }));
+    if (failures.length > 0) throw new ValidationError(failures);
+  }
+
+  /** The id of an update body; 400 when it lacks the id or, for a versioned entity, the version. */
+  #idAndVersionOf(json: unknown): number {
     const id = this.context.getId(this.entityClass, json);
     if (id === undefined) throw new InvalidInputError(CrudMessages.updateWithoutId(this.#mapping.primaryKey.property));
     const version = this.#mapping.versionColumn;
     if (version !== undefined && typeof (json as Record<string, unknown>)[version.property] !== "number") {
       throw new InvalidInputError(CrudMessages.updateWithoutVersion(version.property));
     }
-    const entity = await this.context.retrying(() => this.#update(json, id), this.retry);
+    return id;
+  }
+
+  /** The committed row of an update: the body lacks the change-tracking columns. */
+  #reloaded(entity: T, config: JsonSerializerConfig): Promise<unknown> {
     // Reads after the commit may be run again: they change nothing.
     return this.context.retrying(async () => {
       await this.context.refresh(entity);
@@ -113,9 +178,7 @@ export class HttpEntityWriter<T extends object> {
     }, this.retry);
   }
 
-  async #update(json: unknown, id: number): Promise<T> {
-    const entity = await this.context.fromJson(this.entityClass, json);
-    await this.#keepHiddenColumns(entity, id);
+  async #update(entity: T, id: number): Promise<T> {
     try {
       await this.#write(this.onBeforeUpdate !== undefined || this.onAfterUpdate !== undefined, async () => {
         await this.onBeforeUpdate?.(entity);

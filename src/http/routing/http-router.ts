@@ -2,13 +2,14 @@ import { HttpServerError } from "../http-errors.js";
 import { HttpMessages } from "../http-messages.js";
 
 /** The methods the router stores routes for. */
-export type HttpRouterMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type HttpRouterMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** The routes of one address shape, by method. */
 interface RouteSlot<T> {
   GET?: T;
   POST?: T;
   PUT?: T;
+  PATCH?: T;
   DELETE?: T;
   readonly methods: HttpRouterMethod[];
 }
@@ -29,7 +30,7 @@ interface RouteShape {
 }
 
 const noArgs: readonly string[] = Object.freeze([]);
-const routerMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "DELETE"]);
+const routerMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 
 /**
  * The route table (SPEC.md 4.1). Patterns are paths whose segments are fixed words, `?` placeholders (only
@@ -161,7 +162,7 @@ export class HttpRouter<T> {
     return undefined;
   }
 
-  /** Every method that some route matching `path` answers, in GET, HEAD, POST, PUT, DELETE order (for `Allow`). */
+  /** Every method that some route matching `path` answers, in GET, HEAD, POST, PUT, PATCH, DELETE order (for `Allow`). */
   allowedMethods(path: string): string[] {
     const split = splitPath(path);
     if (split === undefined) return [];
@@ -176,7 +177,7 @@ export class HttpRouter<T> {
       collect(this.#parametrized[placeholders].get(keys[count - placeholders] || "/"));
     }
     for (let length = count; length >= 0; length--) collect(this.#catchAll.get(keys[length]));
-    const allowed: string[] = (["GET", "POST", "PUT", "DELETE"] as const).filter((method) => found.has(method));
+    const allowed: string[] = (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).filter((method) => found.has(method));
     // Every GET route answers HEAD too (API.md), so an address that answers GET answers HEAD.
     if (found.has("GET")) allowed.splice(1, 0, "HEAD");
     return allowed;

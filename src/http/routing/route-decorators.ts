@@ -9,8 +9,8 @@ export enum HttpAuthorizationType {
   Authentication = "Authentication",
 }
 
-/** The four methods a route can answer. */
-export type HttpRouteMethod = "GET" | "POST" | "PUT" | "DELETE";
+/** The methods a route can answer (HEAD comes with every GET). */
+export type HttpRouteMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * Options of a route decorator. `params` says how the `?` placeholders reach the handler: `"int32"` (the
@@ -22,7 +22,7 @@ export interface HttpRouteOptions {
   readonly params?: "int32" | "string";
 }
 
-/** One `@Get`/`@Post`/`@Put`/`@Delete` on a method. */
+/** One `@Get`/`@Post`/`@Put`/`@Patch`/`@Delete` on a method. */
 export interface DeclaredVerb {
   readonly method: HttpRouteMethod;
   readonly path: string;
@@ -123,6 +123,11 @@ export function Post(path?: string, options?: HttpRouteOptions): HttpMethodDecor
 /** Answers PUT at the controller path, optionally followed by `path`. */
 export function Put(path?: string, options?: HttpRouteOptions): HttpMethodDecorator {
   return verb("PUT", path, options);
+}
+
+/** Answers PATCH at the controller path, optionally followed by `path`. */
+export function Patch(path?: string, options?: HttpRouteOptions): HttpMethodDecorator {
+  return verb("PATCH", path, options);
 }
 
 /** Answers DELETE at the controller path, optionally followed by `path`. */
