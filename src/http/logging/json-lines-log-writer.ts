@@ -1,4 +1,4 @@
-import { close, closeSync, open, openSync, write, writevSync } from "node:fs";
+import { close, closeSync, fstatSync, open, openSync, statSync, write, writevSync } from "node:fs";
 import { promisify } from "node:util";
 import type { HttpLogAction, HttpLogDiscarded, HttpLogError, HttpLogRequest, HttpLogResponse } from "./http-log-records.js";
 import { HttpLogWriter } from "./http-log-writer.js";
@@ -13,6 +13,13 @@ const MAX_PENDING_LINES = 1000;
 /** The size of a batch buffer: a few hundred lines, so that one 5 ms batch of a busy server usually fits in one. */
 const CHUNK_BYTES = 64 * 1024;
 
+/**
+ * How often, at most, a batch checks that the path still names the open file, in ms: a log file removed or
+ * replaced (by hand, or by a rotation that moves it away) is then opened anew within about a second instead
+ * of receiving lines that nobody will ever read.
+ */
+const REOPEN_CHECK_MS = 1000;
+
 /** How long the first line of a batch waits for others, in ms: a busy server then makes a few hundred writes a second, not one per event-loop turn. */
 const BATCH_WINDOW_MS = 5;
 
@@ -24,7 +31,8 @@ const closeAsync = promisify(close);
  * A log writer that appends one JSON object per line, `{"log": "<kind>", ...record.toJson()}`, to a file or to
  * standard output. The file is opened on the first write, not in the constructor, and opened again on the next
  * write after a failure, so a destination missing at start-up (a directory not created yet) is survived; the
- * lines of a failed write are dropped, like any writer failure.
+ * lines of a failed write are dropped, like any writer failure. A file removed or replaced while the server
+ * runs is noticed within a second (one `stat` at most every second) and the path opened anew.
  *
  * Lines are gathered for 5 ms and written in batches, one file write per batch rather than per entry, so a busy
  * server pays for a few hundred system calls a second whatever its request rate; a write call returns a
@@ -54,6 +62,8 @@ export class JsonLinesLogWriter extends HttpLogWriter {
   #used = 0;
   #pendingLines = 0;
   #flushing: Promise<void> | undefined;
+  /** When the path was last checked against the open file (see REOPEN_CHECK_MS). */
+  #checkedAt = 0;
 
   /** The destination of this instance: the static `path` of its class. */
   get path(): string | undefined {
@@ -158,6 +168,7 @@ export class JsonLinesLogWriter extends HttpLogWriter {
       await new Promise<void>((resolve, reject) => process.stdout.write(batch, (error) => (error ? reject(error) : resolve())));
       return;
     }
+    this.#checkStillThere(path);
     if ((this.constructor as typeof JsonLinesLogWriter).synchronous) {
       // written before this call returns, so the buffer can take the next batch
       const batch = this.#takeBatch(true);
@@ -169,6 +180,27 @@ export class JsonLinesLogWriter extends HttpLogWriter {
     const file = (this.#file ??= await openAsync(path, "a"));
     for (let offset = 0; offset < batch.length; )
       offset += (await writeAsync(file, batch, offset, batch.length - offset, null)).bytesWritten;
+  }
+
+  /**
+   * Forgets the open file when `path` no longer names it (removed, or replaced by another file or a
+   * directory), so that this batch opens the path again; checked at most once every REOPEN_CHECK_MS.
+   */
+  #checkStillThere(path: string): void {
+    const file = this.#file;
+    if (file === undefined) return;
+    const now = Date.now();
+    if (now - this.#checkedAt < REOPEN_CHECK_MS) return;
+    this.#checkedAt = now;
+    const named = statSync(path, { throwIfNoEntry: false });
+    const open = fstatSync(file);
+    if (named !== undefined && named.ino === open.ino && named.dev === open.dev) return;
+    this.#file = undefined;
+    try {
+      closeSync(file);
+    } catch {
+      // the descriptor is given up either way
+    }
   }
 
   async #closeFile(): Promise<void> {
