@@ -55,6 +55,8 @@ export interface WriteLoadOptions {
   readonly clients?: number;
   /** Milliseconds before a request without an answer counts as in doubt (default 15000). */
   readonly requestTimeoutMs?: number;
+  /** Keeps the clients writing past `durationMs` until this settles (a fault injected during the load, say). */
+  readonly extendUntil?: Promise<unknown>;
   /** Called when a write has been logged (for tests that inject a fault at some point of the load). */
   readonly onWrite?: (write: LoggedWrite) => void;
 }
@@ -96,6 +98,11 @@ export async function runWriteLoad(options: WriteLoadOptions): Promise<WriteLog>
   const started = Date.now();
   const deadline = started + options.durationMs;
   const timeoutMs = options.requestTimeoutMs ?? 15_000;
+  let extended = options.extendUntil !== undefined;
+  options.extendUntil?.then(
+    () => (extended = false),
+    () => (extended = false),
+  );
   const headers = { Authorization: `Bearer ${options.token}`, "Content-Type": "application/json" };
 
   async function send(method: string, path: string, body?: unknown): Promise<Answer> {
@@ -135,7 +142,7 @@ export async function runWriteLoad(options: WriteLoadOptions): Promise<WriteLog>
   async function client(index: number): Promise<void> {
     const records: KnownRecord[] = [];
     let inserted = 0;
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline || extended) {
       const live = records.filter((record) => !record.deleted && !record.doubtful);
       const dice = Math.random();
       if (live.length === 0 || dice < 0.4) {
