@@ -92,7 +92,7 @@ export const postgresHarness: EngineHarness = {
 };
 
 /** Lets the suites write `?` placeholders in their direct SQL: turns them into `$1`, `$2`... outside quotes. */
-function numberPlaceholders(sql: string): string {
+export function numberPlaceholders(sql: string): string {
   let index = 0;
   let out = "";
   let quote: string | undefined;
