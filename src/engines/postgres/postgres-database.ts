@@ -29,7 +29,10 @@ export interface PostgresOptions {
   readonly connectTimeout?: number;
   /** TLS: `true`, or Node's TLS options. */
   readonly ssl?: boolean | import("node:tls").ConnectionOptions;
-  /** Prepare each distinct statement once per connection (default true; turn off behind a pooler that cannot keep them). */
+  /**
+   * Prepare each distinct statement once per connection (default true; turn off behind a pooler that cannot
+   * keep them, such as PgBouncer in transaction mode). A connection string may say `?prepareStatements=false`.
+   */
   readonly prepareStatements?: boolean;
   /** Shown in `pg_stat_activity` (default `tenon`). */
   readonly applicationName?: string;
@@ -79,7 +82,7 @@ export class PostgresDatabase extends PooledDatabase<PostgresConnection> {
     // An idle pooled connection that dies (server restart, pg_terminate_backend) is dropped by the pool;
     // the error is reported to whoever next uses the pool, not thrown at the process.
     this.#pool.on("error", () => {});
-    this.#prepare = options.prepareStatements ?? true;
+    this.#prepare = options.prepareStatements ?? prepareParameter(options.connectionString) ?? true;
     this.#where = describe(options);
   }
 
@@ -125,12 +128,29 @@ function overrideUrl(options: PostgresOptions): string | undefined {
   } catch (error) {
     throw notAUrl(error);
   }
+  // Tenon's own parameter: the driver would send it to the server as a setting.
+  url.searchParams.delete("prepareStatements");
   if (options.host !== undefined) url.hostname = options.host;
   if (options.port !== undefined) url.port = String(options.port);
   if (options.user !== undefined) url.username = encodeURIComponent(options.user);
   if (options.password !== undefined) url.password = encodeURIComponent(options.password);
   if (options.database !== undefined) url.pathname = `/${encodeURIComponent(options.database)}`;
   return url.href;
+}
+
+/**
+ * `?prepareStatements=false` in the connection string: behind a transaction-mode pooler (PgBouncer) an
+ * application that is configured by one URL (the demo's DATABASE_URL) can turn prepared statements off.
+ */
+function prepareParameter(connectionString: string | undefined): boolean | undefined {
+  if (connectionString === undefined) return undefined;
+  let value: string | null;
+  try {
+    value = new URL(connectionString).searchParams.get("prepareStatements");
+  } catch {
+    return undefined;
+  }
+  return value === null ? undefined : value !== "false";
 }
 
 /** `host:port/database` for messages; never the password. */
