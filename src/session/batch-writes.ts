@@ -6,12 +6,10 @@ import type { EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
 import { statementsOf } from "../sql/entity-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
+import { int32Range } from "../values/integer-range.js";
 import { insertRows, rowsPerStatement } from "./insert-row.js";
 import { SessionMessages } from "./session-messages.js";
 import { columnValues, keyValues, stamp, writableMapping } from "./write-values.js";
-
-/** The highest key of the int32 key type (SPEC.md TTPrimaryKey). */
-const maxKey = 2147483647;
 
 /** What the batch writes need of their session (`Context` lends it): they run inside its transaction. */
 export interface BatchSession {
@@ -116,7 +114,7 @@ async function nextIds(batch: BatchSession, connection: Connection, mapping: Ent
     return keys;
   }
   const keys = await connection.nextIds(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName, count);
-  const outside = keys.find((id) => !(id >= 1 && id <= maxKey));
+  const outside = keys.find((id) => !(id >= 1 && id <= int32Range.max));
   if (outside !== undefined) throw new KeyRangeError(SessionMessages.keyOutOfRange(mapping.name, mapping.sequenceName, outside));
   return keys;
 }

@@ -1,30 +1,17 @@
-import { EntityNotFoundError, KeyRangeError, TenonError, type TransientDatabaseError } from "../errors.js";
-import type { Connection, Database } from "../engines/database.js";
-import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
+import { EntityNotFoundError, type TransientDatabaseError } from "../errors.js";
+import type { Database } from "../engines/database.js";
 import { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
 import { compileApplicationSql } from "../sql/named-parameters.js";
-import { statementsOf, type CompiledStatement } from "../sql/entity-statements.js";
-import { validateEntity } from "../validation/validate-entity.js";
+import { deleteAll, insertAll } from "./batch-writes.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
-import { type BatchSession, deleteAll, insertAll } from "./batch-writes.js";
-import { insertRow } from "./insert-row.js";
 import { type RetryOption, retryPolicyOf, runWithRetry } from "./retry-policy.js";
 import { SessionConnection } from "./session-connection.js";
+import { SessionReads } from "./session-reads.js";
+import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
-import {
-  applyRelations,
-  restoreRelations,
-  columnValues,
-  expectOneRow,
-  isSingleStatement,
-  keyValues,
-  stamp,
-  writableMapping,
-} from "./write-values.js";
-import { SessionMessages } from "./session-messages.js";
 
 /** Options of a read by primary key. */
 export interface GetOptions {
@@ -57,11 +44,11 @@ export class Context implements AsyncDisposable {
   /** Answers the current user's name for the `*By` columns (SPEC.md TTContext.OnGetCurrentUser). */
   onGetCurrentUser: (() => string) | undefined = undefined;
   readonly #identityMap = new IdentityMap();
-  /** The key each entity got from `setSequenceId`: an insert may replace a drawn key, never a chosen one. */
-  readonly #drawnKeys = new WeakMap<object, number>();
   readonly #entities: EntityMaterializer;
   readonly #connection: SessionConnection;
   readonly #transaction: TransactionScope;
+  readonly #reads: SessionReads;
+  readonly #writes: SessionWrites;
 
   /** @param database where the session reads and writes; the connection is taken lazily. */
   constructor(database: Database) {
@@ -69,6 +56,8 @@ export class Context implements AsyncDisposable {
     this.#entities = new EntityMaterializer(database.dialect, this.#identityMap, this);
     this.#connection = new SessionConnection(database);
     this.#transaction = new TransactionScope(this.#connection, () => this.#identityMap.clear());
+    this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities);
+    this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities);
   }
 
   /** Whether a transaction is open. */
@@ -99,34 +88,12 @@ export class Context implements AsyncDisposable {
    * `tryGet` would reject with. @internal For hot paths such as the CRUD reader.
    */
   tryGetNow<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): T | null | Promise<T | null> {
-    const mapping = EntityMapping.of(entityClass);
-    const includeDeleted = options?.includeDeleted === true;
-    if (!mapping.isJoinEntity && !includeDeleted) {
-      const known = this.#identityMap.get(mapping.entityClass, id);
-      if (known !== undefined) return known as T;
-    }
-    const statements = statementsOf(mapping, this.database.dialect);
-    const statement = statements.selectById(id, includeDeleted);
-    const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
-    if (rows !== undefined) return this.#first(mapping, rows);
-    return this.#query(statement, statements.exactIntegers).then((read) => this.#first(mapping, read));
-  }
-
-  /** The entity of the first row, or null for no row. */
-  #first<T extends object>(mapping: EntityMapping<T>, rows: unknown[][]): T | null {
-    return rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]);
-  }
-
-  /** The entities of the rows a SELECT of `mapping` answers. */
-  async #entitiesOf<T extends object>(mapping: EntityMapping<T>, statement: CompiledStatement): Promise<T[]> {
-    const rows = await this.#query(statement, statementsOf(mapping, this.database.dialect).exactIntegers);
-    return rows.map((row) => this.#entities.materialize(mapping, row));
+    return this.#reads.tryGetNow(entityClass, id, options?.includeDeleted === true);
   }
 
   /** The entities a filter selects, in its order and page. */
-  async select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
-    const mapping = EntityMapping.of(entityClass);
-    return this.#entitiesOf(mapping, statementsOf(mapping, this.database.dialect).select(filter));
+  select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
+    return this.#reads.select(entityClass, filter);
   }
 
   /** Every entity of the class (the fixed WHERE clause and the soft-delete guard still apply). */
@@ -135,10 +102,8 @@ export class Context implements AsyncDisposable {
   }
 
   /** The number of rows a filter matches (its page is ignored). */
-  async selectCount<T extends object>(entityClass: EntityClass<T>, filter?: Filter): Promise<number> {
-    const mapping = EntityMapping.of(entityClass);
-    const rows = await this.#query(statementsOf(mapping, this.database.dialect).count(filter), false);
-    return Number(rows[0][0]);
+  selectCount<T extends object>(entityClass: EntityClass<T>, filter?: Filter): Promise<number> {
+    return this.#reads.count(entityClass, filter);
   }
 
   /**
@@ -147,27 +112,8 @@ export class Context implements AsyncDisposable {
    * the embedded engine both queries in one read transaction, elsewhere one statement with
    * `COUNT(*) OVER ()`. A page past the end carries no count: then the count is read by a second statement.
    */
-  async selectPage<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<{ count: number; entities: T[] }> {
-    const mapping = EntityMapping.of(entityClass);
-    const statements = statementsOf(mapping, this.database.dialect);
-    const where = statements.where(filter);
-    const connection = this.#connection.now();
-    if (connection?.queryAllNow !== undefined) {
-      const both = connection.queryAllNow([
-        { ...statements.count(filter, where), exactIntegers: false },
-        { ...statements.select(filter, where), exactIntegers: statements.exactIntegers },
-      ]);
-      if (both !== undefined) {
-        return { count: Number(both[0][0][0]), entities: both[1].map((row) => this.#entities.materialize(mapping, row)) };
-      }
-    }
-    const rows = await this.#query(statements.selectCounted(filter, where), statements.exactIntegers);
-    if (rows.length === 0) {
-      const count = filter.offset > 0 ? Number((await this.#query(statements.count(filter, where), false))[0][0]) : 0;
-      return { count, entities: [] };
-    }
-    const countColumn = rows[0].length - 1;
-    return { count: Number(rows[0][countColumn]), entities: rows.map((row) => this.#entities.materialize(mapping, row)) };
+  selectPage<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<{ count: number; entities: T[] }> {
+    return this.#reads.page(entityClass, filter);
   }
 
   /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */
@@ -187,18 +133,13 @@ export class Context implements AsyncDisposable {
     const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
     const id = await this.nextId(mapping.entityClass);
     mapping.primaryKey.set(entity, id);
-    this.#drawnKeys.set(entity, id);
+    this.#writes.markDrawn(entity, id);
     return id;
   }
 
   /** Draws the next primary key of an entity class from its sequence (SPEC.md 2.8 rule 1). */
-  async nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
-    const mapping = EntityMapping.of(entityClass);
-    if (mapping.sequenceName === undefined) throw new TenonError(SessionMessages.noSequence(mapping.name));
-    const connection = await this.#connection.acquire();
-    const id = await connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
-    if (!(id >= 1 && id <= maxKey)) throw new KeyRangeError(SessionMessages.keyOutOfRange(mapping.name, mapping.sequenceName, id));
-    return id;
+  nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
+    return this.#writes.nextId(entityClass);
   }
 
   /**
@@ -208,21 +149,8 @@ export class Context implements AsyncDisposable {
    * one, a bounded number of times; a key given by the caller that a row already has raises
    * `UniqueViolationError` with `onPrimaryKey` true (never a row of someone else changed).
    */
-  async insert<T extends object>(entity: T): Promise<void> {
-    const mapping = writableMapping(entity);
-    const statements = statementsOf(mapping, this.database.dialect);
-    await this.#write("insert", mapping, entity, async (connection) => {
-      const id = mapping.primaryKey.get(entity);
-      const drawn = typeof id !== "number" || !(id > 0) || this.#drawnKeys.get(entity) === id;
-      if (!(typeof id === "number" && id > 0)) mapping.primaryKey.set(entity, await this.nextId(mapping.entityClass));
-      mapping.versionColumn?.set(entity, 0);
-      stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, this.onGetCurrentUser?.());
-      const validating = validateEntity(mapping, entity, this);
-      if (validating !== undefined) await validating;
-      await insertRow(connection, statements, entity, drawn, () => this.nextId(mapping.entityClass));
-      this.#entities.attach(mapping, entity);
-      this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
-    });
+  insert<T extends object>(entity: T): Promise<void> {
+    return this.#writes.insert(entity);
   }
 
   /**
@@ -233,7 +161,7 @@ export class Context implements AsyncDisposable {
    */
   insertAll<T extends object>(entities: readonly T[]): Promise<void> {
     if (entities.length === 0) return Promise.resolve();
-    return this.transaction(() => insertAll(this.#batch, entities));
+    return this.transaction(() => insertAll(this.#writes, entities));
   }
 
   /**
@@ -243,41 +171,16 @@ export class Context implements AsyncDisposable {
    */
   deleteAll<T extends object>(entities: readonly T[]): Promise<void> {
     if (entities.length === 0) return Promise.resolve();
-    return this.transaction(() => deleteAll(this.#batch, entities));
+    return this.transaction(() => deleteAll(this.#writes, entities));
   }
-
-  /** What the batch writes (batch-writes.ts) use of this session. */
-  readonly #batch: BatchSession = {
-    session: this,
-    acquire: () => this.#connection.acquire(),
-    user: () => this.onGetCurrentUser?.(),
-    markDrawn: (entity, id) => this.#drawnKeys.set(entity, id),
-    isDrawn: (entity, id) => this.#drawnKeys.get(entity) === id,
-    inserted: (mapping, entity) => {
-      this.#entities.attach(mapping, entity);
-      this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
-    },
-    deleted: (mapping, entity) => this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity)),
-  };
 
   /**
    * Updates the entity: before-update events, Updated pair, validation, UPDATE ... version = version + 1
    * WHERE id and version match (and the row is not soft-deleted), after-update events, in one transaction.
    * No row changed raises `ConcurrentUpdateError`.
    */
-  async update<T extends object>(entity: T): Promise<void> {
-    const mapping = writableMapping(entity);
-    const statements = statementsOf(mapping, this.database.dialect);
-    await this.#write("update", mapping, entity, async (connection) => {
-      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.onGetCurrentUser?.());
-      const validating = validateEntity(mapping, entity, this);
-      if (validating !== undefined) await validating;
-      const parameters = [...columnValues(statements.updateColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
-      await expectOneRow(connection, statements.updateSql, parameters, mapping, entity);
-      // An instance of this key read before the update is stale, and the written one may lack columns that
-      // its source (a JSON body) never carries: the next read of the key reads the committed row.
-      this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
-    });
+  update<T extends object>(entity: T): Promise<void> {
+    return this.#writes.update(entity);
   }
 
   /**
@@ -287,52 +190,21 @@ export class Context implements AsyncDisposable {
    * that have `@DeletedAt` too (known through a `@DetailColumn` on the relation's table and key), with the
    * parent's time and user; other children of a cascading relation are deleted for real.
    */
-  async delete<T extends object>(entity: T): Promise<void> {
-    const mapping = writableMapping(entity);
-    const statements = statementsOf(mapping, this.database.dialect);
-    await this.#write("delete", mapping, entity, async (connection) => {
-      if (statements.softDeleteSql !== undefined) {
-        const by = this.onGetCurrentUser?.() ?? "";
-        stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
-        await applyRelations(connection, statements, entity, { at: mapping.audit.deletedAt?.get(entity) as Date, by });
-        const parameters = [...columnValues(statements.softDeleteColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
-        await expectOneRow(connection, statements.softDeleteSql, parameters, mapping, entity);
-      } else {
-        await applyRelations(connection, statements, entity);
-        await expectOneRow(connection, statements.deleteSql, keyValues(mapping, entity), mapping, entity);
-      }
-      this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
-    });
+  delete<T extends object>(entity: T): Promise<void> {
+    return this.#writes.delete(entity);
   }
 
   /**
    * Brings a soft-deleted entity back: clears the Deleted pair and writes the Updated pair (SPEC.md 3), and
    * brings back the children that a soft cascade deleted with it (those deleted at its deletion time).
    */
-  async undelete<T extends object>(entity: T): Promise<void> {
-    const mapping = writableMapping(entity);
-    const statements = statementsOf(mapping, this.database.dialect);
-    if (statements.undeleteSql === undefined) throw new TenonError(SessionMessages.undeleteWithoutDeletedAt(mapping.name));
-    await this.transaction(async () => {
-      const connection = await this.#connection.acquire();
-      const deletedAt = mapping.audit.deletedAt?.get(entity);
-      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.onGetCurrentUser?.());
-      const parameters = [...columnValues(statements.undeleteColumns, entity, this.database.dialect), ...keyValues(mapping, entity)];
-      await expectOneRow(connection, statements.undeleteSql as string, parameters, mapping, entity);
-      if (deletedAt instanceof Date) await restoreRelations(connection, statements, entity, deletedAt, this.onGetCurrentUser?.());
-      mapping.audit.deletedAt?.set(entity, null);
-      mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
-      this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
-    });
+  undelete<T extends object>(entity: T): Promise<void> {
+    return this.#writes.undelete(entity);
   }
 
   /** Reads the entity's row again into the same object; its detail lists are cleared and reload on next access. */
-  async refresh<T extends object>(entity: T): Promise<void> {
-    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
-    const statements = statementsOf(mapping, this.database.dialect);
-    const rows = await this.#query(statements.selectById(mapping.idOf(entity), true), statements.exactIntegers);
-    if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
-    this.#entities.fill(mapping, entity, rows[0]);
+  refresh<T extends object>(entity: T): Promise<void> {
+    return this.#reads.refresh(entity);
   }
 
   /**
@@ -406,35 +278,4 @@ export class Context implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
   }
-
-  #query(statement: CompiledStatement, exactIntegers: boolean): Promise<unknown[][]> {
-    const connection = this.#connection.now();
-    if (connection !== undefined) return connection.query(statement.sql, statement.parameters, exactIntegers);
-    return this.#connection.acquire().then((acquired) => acquired.query(statement.sql, statement.parameters, exactIntegers));
-  }
-
-  /**
-   * Runs one write with its events in a transaction. A write that runs no application code (`isSingleStatement`)
-   * is one statement, atomic by itself: it runs without BEGIN and COMMIT, saving two round trips to a server
-   * engine. (Drawing a key from a sequence before an insert is not transactional on any engine anyway.)
-   */
-  async #write(
-    kind: EntityEventKind,
-    mapping: EntityMapping,
-    entity: object,
-    statement: (connection: Connection) => Promise<void>,
-  ): Promise<void> {
-    if (!this.#transaction.active && isSingleStatement(kind, mapping)) {
-      await statement(this.#connection.now() ?? (await this.#connection.acquire()));
-      return;
-    }
-    await this.transaction(async () => {
-      await runBeforeEvents(kind, mapping, entity, this);
-      await statement(await this.#connection.acquire());
-      await runAfterEvents(kind, mapping, entity, this);
-    });
-  }
 }
-
-/** The highest key of the int32 key type (SPEC.md TTPrimaryKey). */
-const maxKey = 2147483647;

@@ -1,0 +1,108 @@
+import { EntityNotFoundError } from "../errors.js";
+import type { Filter } from "../filter/filter.js";
+import type { EntityClass } from "../mapping/column-type.js";
+import { EntityMapping } from "../mapping/entity-mapping.js";
+import type { Dialect } from "../sql/dialect.js";
+import { statementsOf, type CompiledStatement } from "../sql/entity-statements.js";
+import type { EntityMaterializer } from "./entity-materializer.js";
+import type { IdentityMap } from "./identity-map.js";
+import type { SessionConnection } from "./session-connection.js";
+
+/** A filter's page with the number of rows the filter matches, read in one snapshot. */
+export interface CountedPage<T> {
+  /** The number of rows the filter matches (its page ignored). */
+  readonly count: number;
+  /** The entities of the page. */
+  readonly entities: T[];
+}
+
+/**
+ * The reads of one session (`Context` answers them): by key through the identity map, by filter, counted
+ * pages, refreshes. A read runs on the session's connection, synchronously where the engine can.
+ */
+export class SessionReads {
+  readonly #dialect: Dialect;
+  readonly #connection: SessionConnection;
+  readonly #identityMap: IdentityMap;
+  readonly #entities: EntityMaterializer;
+
+  /** @param dialect the database's. @param connection, identityMap, entities the session's. */
+  constructor(dialect: Dialect, connection: SessionConnection, identityMap: IdentityMap, entities: EntityMaterializer) {
+    this.#dialect = dialect;
+    this.#connection = connection;
+    this.#identityMap = identityMap;
+    this.#entities = entities;
+  }
+
+  /** `Context.tryGetNow`: the identity map's instance, the row read at once, or a promise of it. */
+  tryGetNow<T extends object>(entityClass: EntityClass<T>, id: number, includeDeleted: boolean): T | null | Promise<T | null> {
+    const mapping = EntityMapping.of(entityClass);
+    if (!mapping.isJoinEntity && !includeDeleted) {
+      const known = this.#identityMap.get(mapping.entityClass, id);
+      if (known !== undefined) return known as T;
+    }
+    const statements = statementsOf(mapping, this.#dialect);
+    const statement = statements.selectById(id, includeDeleted);
+    const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
+    if (rows !== undefined) return this.#first(mapping, rows);
+    return this.#query(statement, statements.exactIntegers).then((read) => this.#first(mapping, read));
+  }
+
+  /** `Context.select`: the entities a filter selects, in its order and page. */
+  async select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
+    const mapping = EntityMapping.of(entityClass);
+    const statements = statementsOf(mapping, this.#dialect);
+    const rows = await this.#query(statements.select(filter), statements.exactIntegers);
+    return rows.map((row) => this.#entities.materialize(mapping, row));
+  }
+
+  /** `Context.selectCount`: the number of rows a filter matches. */
+  async count<T extends object>(entityClass: EntityClass<T>, filter: Filter | undefined): Promise<number> {
+    const rows = await this.#query(statementsOf(EntityMapping.of(entityClass), this.#dialect).count(filter), false);
+    return Number(rows[0][0]);
+  }
+
+  /** `Context.selectPage`: the count and the page in one snapshot (see there how). */
+  async page<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<CountedPage<T>> {
+    const mapping = EntityMapping.of(entityClass);
+    const statements = statementsOf(mapping, this.#dialect);
+    const where = statements.where(filter);
+    const connection = this.#connection.now();
+    if (connection?.queryAllNow !== undefined) {
+      const both = connection.queryAllNow([
+        { ...statements.count(filter, where), exactIntegers: false },
+        { ...statements.select(filter, where), exactIntegers: statements.exactIntegers },
+      ]);
+      if (both !== undefined) {
+        return { count: Number(both[0][0][0]), entities: both[1].map((row) => this.#entities.materialize(mapping, row)) };
+      }
+    }
+    const rows = await this.#query(statements.selectCounted(filter, where), statements.exactIntegers);
+    if (rows.length === 0) {
+      const count = filter.offset > 0 ? Number((await this.#query(statements.count(filter, where), false))[0][0]) : 0;
+      return { count, entities: [] };
+    }
+    const countColumn = rows[0].length - 1;
+    return { count: Number(rows[0][countColumn]), entities: rows.map((row) => this.#entities.materialize(mapping, row)) };
+  }
+
+  /** `Context.refresh`: reads the entity's row again into the same object. */
+  async refresh<T extends object>(entity: T): Promise<void> {
+    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
+    const statements = statementsOf(mapping, this.#dialect);
+    const rows = await this.#query(statements.selectById(mapping.idOf(entity), true), statements.exactIntegers);
+    if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
+    this.#entities.fill(mapping, entity, rows[0]);
+  }
+
+  /** The entity of the first row, or null for no row. */
+  #first<T extends object>(mapping: EntityMapping<T>, rows: unknown[][]): T | null {
+    return rows.length === 0 ? null : this.#entities.materialize(mapping, rows[0]);
+  }
+
+  #query(statement: CompiledStatement, exactIntegers: boolean): Promise<unknown[][]> {
+    const connection = this.#connection.now();
+    if (connection !== undefined) return connection.query(statement.sql, statement.parameters, exactIntegers);
+    return this.#connection.acquire().then((acquired) => acquired.query(statement.sql, statement.parameters, exactIntegers));
+  }
+}

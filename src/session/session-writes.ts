@@ -1,0 +1,195 @@
+import type { Connection } from "../engines/database.js";
+import { KeyRangeError, TenonError } from "../errors.js";
+import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
+import type { EntityClass } from "../mapping/column-type.js";
+import { EntityMapping } from "../mapping/entity-mapping.js";
+import { statementsOf } from "../sql/entity-statements.js";
+import { validateEntity } from "../validation/validate-entity.js";
+import { int32Range } from "../values/integer-range.js";
+import type { BatchSession } from "./batch-writes.js";
+import type { Context } from "./context.js";
+import type { EntityMaterializer } from "./entity-materializer.js";
+import type { IdentityMap } from "./identity-map.js";
+import { insertRow } from "./insert-row.js";
+import type { SessionConnection } from "./session-connection.js";
+import { SessionMessages } from "./session-messages.js";
+import type { TransactionScope } from "./transaction-scope.js";
+import {
+  applyRelations,
+  columnValues,
+  expectOneRow,
+  isSingleStatement,
+  keyValues,
+  restoreRelations,
+  stamp,
+  writableMapping,
+} from "./write-values.js";
+
+/**
+ * The writes of one session (`Context` answers them): keys drawn from sequences, and each write with its
+ * events, change-tracking columns and validation, in a transaction unless it is one statement. Also what
+ * the batch writes (batch-writes.ts) use of the session.
+ */
+export class SessionWrites implements BatchSession {
+  /** The session: the context that events and validators receive, and whose `transaction` a write runs in. */
+  readonly session: Context;
+  readonly #connection: SessionConnection;
+  readonly #transaction: TransactionScope;
+  readonly #identityMap: IdentityMap;
+  readonly #entities: EntityMaterializer;
+  /** The key each entity got from `setSequenceId`: an insert may replace a drawn key, never a chosen one. */
+  #drawnKeys: WeakMap<object, number> | undefined = undefined;
+
+  /** @param session the context. @param connection, transaction, identityMap, entities its parts. */
+  constructor(
+    session: Context,
+    connection: SessionConnection,
+    transaction: TransactionScope,
+    identityMap: IdentityMap,
+    entities: EntityMaterializer,
+  ) {
+    this.session = session;
+    this.#connection = connection;
+    this.#transaction = transaction;
+    this.#identityMap = identityMap;
+    this.#entities = entities;
+  }
+
+  /** The session's connection. */
+  acquire(): Promise<Connection> {
+    return this.#connection.acquire();
+  }
+
+  /** The current user's name for the `*By` columns. */
+  user(): string | undefined {
+    return this.session.onGetCurrentUser?.();
+  }
+
+  /** Records that `id` was drawn for `entity`. */
+  markDrawn(entity: object, id: number): void {
+    (this.#drawnKeys ??= new WeakMap()).set(entity, id);
+  }
+
+  /** Whether `id` is the key drawn for `entity`. */
+  isDrawn(entity: object, id: unknown): boolean {
+    return this.#drawnKeys?.get(entity) === id;
+  }
+
+  /** An entity was inserted: attach it and put it in the identity map. */
+  inserted(mapping: EntityMapping, entity: object): void {
+    this.#entities.attach(mapping, entity);
+    this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
+  }
+
+  /** An entity was deleted: take it out of the identity map. */
+  deleted(mapping: EntityMapping, entity: object): void {
+    this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
+  }
+
+  /** `Context.nextId`: the next key of the class's sequence, refused outside the int32 key range. */
+  async nextId(entityClass: EntityClass): Promise<number> {
+    const mapping = EntityMapping.of(entityClass);
+    if (mapping.sequenceName === undefined) throw new TenonError(SessionMessages.noSequence(mapping.name));
+    const connection = await this.#connection.acquire();
+    const id = await connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
+    if (!(id >= 1 && id <= int32Range.max)) throw new KeyRangeError(SessionMessages.keyOutOfRange(mapping.name, mapping.sequenceName, id));
+    return id;
+  }
+
+  /** `Context.insert`. */
+  async insert(entity: object): Promise<void> {
+    const mapping = writableMapping(entity);
+    const statements = statementsOf(mapping, this.session.database.dialect);
+    await this.#write("insert", mapping, entity, async (connection) => {
+      const id = mapping.primaryKey.get(entity);
+      const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id);
+      if (!(typeof id === "number" && id > 0)) mapping.primaryKey.set(entity, await this.session.nextId(mapping.entityClass));
+      mapping.versionColumn?.set(entity, 0);
+      stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, this.user());
+      const validating = validateEntity(mapping, entity, this.session);
+      if (validating !== undefined) await validating;
+      await insertRow(connection, statements, entity, drawn, () => this.session.nextId(mapping.entityClass));
+      this.inserted(mapping, entity);
+    });
+  }
+
+  /** `Context.update`. */
+  async update(entity: object): Promise<void> {
+    const mapping = writableMapping(entity);
+    const dialect = this.session.database.dialect;
+    const statements = statementsOf(mapping, dialect);
+    await this.#write("update", mapping, entity, async (connection) => {
+      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
+      const validating = validateEntity(mapping, entity, this.session);
+      if (validating !== undefined) await validating;
+      const parameters = [...columnValues(statements.updateColumns, entity, dialect), ...keyValues(mapping, entity)];
+      await expectOneRow(connection, statements.updateSql, parameters, mapping, entity);
+      // An instance of this key read before the update is stale, and the written one may lack columns that
+      // its source (a JSON body) never carries: the next read of the key reads the committed row.
+      this.deleted(mapping, entity);
+    });
+  }
+
+  /** `Context.delete`. */
+  async delete(entity: object): Promise<void> {
+    const mapping = writableMapping(entity);
+    const dialect = this.session.database.dialect;
+    const statements = statementsOf(mapping, dialect);
+    await this.#write("delete", mapping, entity, async (connection) => {
+      if (statements.softDeleteSql !== undefined) {
+        const by = this.user() ?? "";
+        stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
+        await applyRelations(connection, statements, entity, { at: mapping.audit.deletedAt?.get(entity) as Date, by });
+        const parameters = [...columnValues(statements.softDeleteColumns, entity, dialect), ...keyValues(mapping, entity)];
+        await expectOneRow(connection, statements.softDeleteSql, parameters, mapping, entity);
+      } else {
+        await applyRelations(connection, statements, entity);
+        await expectOneRow(connection, statements.deleteSql, keyValues(mapping, entity), mapping, entity);
+      }
+      this.deleted(mapping, entity);
+    });
+  }
+
+  /** `Context.undelete`. */
+  async undelete(entity: object): Promise<void> {
+    const mapping = writableMapping(entity);
+    const dialect = this.session.database.dialect;
+    const statements = statementsOf(mapping, dialect);
+    const undeleteSql = statements.undeleteSql;
+    if (undeleteSql === undefined) throw new TenonError(SessionMessages.undeleteWithoutDeletedAt(mapping.name));
+    await this.session.transaction(async () => {
+      const connection = await this.#connection.acquire();
+      const deletedAt = mapping.audit.deletedAt?.get(entity);
+      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
+      const parameters = [...columnValues(statements.undeleteColumns, entity, dialect), ...keyValues(mapping, entity)];
+      await expectOneRow(connection, undeleteSql, parameters, mapping, entity);
+      if (deletedAt instanceof Date) await restoreRelations(connection, statements, entity, deletedAt, this.user());
+      mapping.audit.deletedAt?.set(entity, null);
+      mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
+      this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
+    });
+  }
+
+  /**
+   * Runs one write with its events in a transaction. A write that runs no application code (`isSingleStatement`)
+   * is one statement, atomic by itself: it runs without BEGIN and COMMIT, saving two round trips to a server
+   * engine. (Drawing a key from a sequence before an insert is not transactional on any engine anyway.)
+   */
+  async #write(
+    kind: EntityEventKind,
+    mapping: EntityMapping,
+    entity: object,
+    statement: (connection: Connection) => Promise<void>,
+  ): Promise<void> {
+    if (!this.#transaction.active && isSingleStatement(kind, mapping)) {
+      await statement(this.#connection.now() ?? (await this.#connection.acquire()));
+      return;
+    }
+    const session = this.session;
+    await session.transaction(async () => {
+      await runBeforeEvents(kind, mapping, entity, session);
+      await statement(await this.#connection.acquire());
+      await runAfterEvents(kind, mapping, entity, session);
+    });
+  }
+}
