@@ -80,7 +80,7 @@ export class ReadOnlyEntityError extends TenonError {
 
 /** One failed validation rule of one property. */
 export interface ValidationFailure {
-  /** The entity property (the TypeScript field name, without `#`). */
+  /** The entity property as the wire names it: its `@JsonName`, else the TypeScript field name without `#`. */
   readonly property: string;
   /** The database column name of that property. */
   readonly column: string;

@@ -48,7 +48,7 @@ export type PrimaryKey = number;
 export type Version = number;
 export { JsonContext } from "./json/json-context.js";
 export { JsonSerializerConfig } from "./json/json-serializer-config.js";
-export { JsonIgnore, JsonIgnoreSerialize, JsonIgnoreDeserialize, type JsonFieldDecorator } from "./json/json-decorators.js";
+export { JsonIgnore, JsonIgnoreSerialize, JsonIgnoreDeserialize, JsonName, type JsonFieldDecorator } from "./json/json-decorators.js";
 export { isSerialized, isDeserialized, isFilterable, jsonPropertyName, type JsonMember } from "./json/json-visibility.js";
 export { decodeColumnJson } from "./json/column-json.js";
 export { parseIsoDate } from "./values/iso-date.js";

@@ -13,6 +13,7 @@ import {
   Join,
   JoinKind,
   JsonIgnore,
+  JsonName,
   Lazy,
   LazyList,
   MaxLength,
@@ -124,7 +125,8 @@ export class EmployeeDirectory {
   @Column("FirstName", Type.string) firstName = "";
   @Column("LastName", Type.string) lastName = "";
   @Column("Email", Type.string.orNull) email: string | null = null;
-  @Column("Companies", "Name", Type.string) companyName = "";
+  // The field is `employer`; the wire keeps the name clients know (docs/entities.md "Wire names").
+  @JsonName("companyName") @Column("Companies", "Name", Type.string) employer = "";
 }
 
 function toCents(decimal: string): bigint {

@@ -7,6 +7,7 @@ import { formatIsoTime, parseIsoDate } from "../values/iso-date.js";
 import { textFaultOf } from "../values/text.js";
 import { JsonMessages, jsonTypeOf } from "./json-messages.js";
 import type { JsonValue } from "./json-value.js";
+import { type WireNamed, wireNameOf } from "../mapping/wire-name.js";
 
 /**
  * How each column type is written to and read from JSON (API.md "JSON of entities"): int64 as a string of
@@ -142,6 +143,10 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
  * `InvalidInputError` that names the JSON property. For values a client sends outside an entity, such as
  * the values of a filter body.
  */
-export function decodeColumnJson(column: { readonly type: ColumnType<unknown>; readonly property: string }, json: unknown): unknown {
-  return decoderFor(column.type, column.type.kind === "lazy" ? `${column.property}Id` : column.property)(json);
+export function decodeColumnJson(
+  column: { readonly type: ColumnType<unknown>; readonly property: string; readonly annotations?: WireNamed["annotations"] },
+  json: unknown,
+): unknown {
+  const name = column.annotations === undefined ? column.property : wireNameOf(column as WireNamed);
+  return decoderFor(column.type, column.type.kind === "lazy" ? `${name}Id` : name)(json);
 }

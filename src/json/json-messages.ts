@@ -19,8 +19,10 @@ export const JsonMessages = {
     `Property ${property} carries ${count} items; at most ${max} are accepted in one body.`,
   detailItem: (property: string, index: number, entity: string) => `Property ${property}[${index}]: expected an object of ${entity}.`,
   invalidText: (detail: string) => `The body is not valid JSON: ${detail}`,
-  nameClash: (entity: string, lazy: string, other: string) =>
-    `${entity}: the Lazy field ${lazy} is written to JSON as "${other}", which another field already uses.`,
+  nameClash: (entity: string, member: string, other: string, name: string) =>
+    `${entity}: the fields ${other} and ${member} are both written to JSON as "${name}"; give one of them another @JsonName.`,
+  jsonNameTwice: (entity: string, member: string) => `${entity}: @JsonName is applied more than once to ${member}.`,
+  jsonNameEmpty: (entity: string, member: string) => `${entity}: @JsonName on ${member} needs a non-empty name.`,
   reservedName: (entity: string, member: string) =>
     `${entity}: the field ${member} would be written to JSON as "__proto__", which JavaScript objects cannot hold as a plain key.`,
   notMapped: (entity: string, member: string) =>

@@ -1,5 +1,5 @@
 import type { EntityMapping } from "../mapping/entity-mapping.js";
-import { isDeserialized, isFilterable, isSerialized, jsonPropertyName } from "./json-visibility.js";
+import { isDeserialized, isFilterable, isSerialized, jsonMemberName, jsonPropertyName } from "./json-visibility.js";
 import type { JsonObject } from "./json-value.js";
 
 const cache = new WeakMap<EntityMapping, JsonObject>();
@@ -46,13 +46,13 @@ function build(mapping: EntityMapping): JsonObject {
     const readable = isSerialized(detail);
     const writable = isDeserialized(detail);
     if (!readable && !writable) continue;
-    const property: JsonObject = { name: detail.property, type: "details", entity: detail.target().name, filterable: false };
+    const property: JsonObject = { name: jsonMemberName(detail), type: "details", entity: detail.target().name, filterable: false };
     if (!readable) property.readable = false;
     if (!writable) property.writable = false;
     properties.push(property);
   }
-  const metadata: JsonObject = { entity: mapping.name, primaryKey: mapping.primaryKey.property };
-  if (mapping.versionColumn !== undefined) metadata.versionColumn = mapping.versionColumn.property;
+  const metadata: JsonObject = { entity: mapping.name, primaryKey: jsonPropertyName(mapping.primaryKey) };
+  if (mapping.versionColumn !== undefined) metadata.versionColumn = jsonPropertyName(mapping.versionColumn);
   metadata.properties = properties;
   return metadata;
 }

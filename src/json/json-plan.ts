@@ -6,7 +6,7 @@ import { decoderFor, encoderFor, type ColumnDecoder, type ColumnEncoder } from "
 import { flatWriterOf, type FlatWriter } from "./flat-writer.js";
 import { JsonKey } from "./json-decorators.js";
 import { JsonMessages } from "./json-messages.js";
-import { isDeserialized, isSerialized, jsonPropertyName } from "./json-visibility.js";
+import { isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "./json-visibility.js";
 
 /** A scalar column written as `name`. */
 export interface ScalarWrite {
@@ -68,15 +68,23 @@ export class JsonPlan {
       const marked =
         member.annotations.has(JsonKey.ignore) ||
         member.annotations.has(JsonKey.ignoreSerialize) ||
-        member.annotations.has(JsonKey.ignoreDeserialize);
+        member.annotations.has(JsonKey.ignoreDeserialize) ||
+        member.annotations.has(JsonKey.name);
       if (marked && !mapped.has(property)) throw new MappingError(JsonMessages.notMapped(mapping.name, member.name));
+      const wireNames = member.annotations.get(JsonKey.name);
+      if (wireNames === undefined) continue;
+      if (wireNames.length > 1) throw new MappingError(JsonMessages.jsonNameTwice(mapping.name, member.name));
+      const wireName = wireNames[0];
+      if (typeof wireName !== "string" || wireName.length === 0)
+        throw new MappingError(JsonMessages.jsonNameEmpty(mapping.name, member.name));
     }
 
-    const names = new Set<string>();
+    const names = new Map<string, string>();
     const claim = (name: string, owner: string): void => {
       if (name === "__proto__") throw new MappingError(JsonMessages.reservedName(mapping.name, owner));
-      if (names.has(name)) throw new MappingError(JsonMessages.nameClash(mapping.name, owner, name));
-      names.add(name);
+      const other = names.get(name);
+      if (other !== undefined) throw new MappingError(JsonMessages.nameClash(mapping.name, owner, other, name));
+      names.set(name, owner);
     };
     const writes: FieldWrite[] = [];
     const reads: FieldRead[] = [];
@@ -87,20 +95,21 @@ export class JsonPlan {
     mappedMembers.sort((a, b) => (order.get(a.property) ?? 0) - (order.get(b.property) ?? 0));
     for (const member of mappedMembers) {
       if ("childForeignKey" in member) {
-        claim(member.property, member.property);
-        if (isSerialized(member)) writes.push({ kind: "detail", name: member.property, get: member.get, target: member.target });
-        if (isDeserialized(member)) reads.push({ kind: "detail", name: member.property, detail: member });
+        const name = jsonMemberName(member);
+        claim(name, member.property);
+        if (isSerialized(member)) writes.push({ kind: "detail", name, get: member.get, target: member.target });
+        if (isDeserialized(member)) reads.push({ kind: "detail", name, detail: member });
         continue;
       }
       const column = member;
       const name = jsonPropertyName(column);
       if (column.type.kind === "lazy") {
         claim(name, column.property);
-        claim(column.property, column.property);
+        claim(jsonMemberName(column), column.property);
         if (isSerialized(column))
           writes.push({
             kind: "reference",
-            name: column.property,
+            name: jsonMemberName(column),
             idName: name,
             get: column.get,
             target: column.type.target as () => EntityClass,

@@ -1,4 +1,5 @@
 import type { ColumnMapping, DetailMapping } from "../mapping/entity-mapping.js";
+import { wireNameOf } from "../mapping/wire-name.js";
 import { JsonKey } from "./json-decorators.js";
 
 /**
@@ -31,7 +32,16 @@ export function isFilterable(column: ColumnMapping): boolean {
   return column.filterable && isSerialized(column);
 }
 
-/** The JSON property name of a column: the field name, or `<name>Id` for a `Lazy<T>` foreign key. */
+/**
+ * The JSON property name of a column: its wire name (`@JsonName`, else the field name), or `<wire name>Id`
+ * for a `Lazy<T>` foreign key.
+ */
 export function jsonPropertyName(column: ColumnMapping): string {
-  return column.type.kind === "lazy" ? `${column.property}Id` : column.property;
+  const name = wireNameOf(column);
+  return column.type.kind === "lazy" ? `${name}Id` : name;
+}
+
+/** The wire name of a member (`@JsonName`, else the field name); for a `Lazy<T>` the name of the nested object. */
+export function jsonMemberName(member: JsonMember): string {
+  return wireNameOf(member);
 }

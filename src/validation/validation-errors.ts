@@ -1,5 +1,6 @@
 import { TenonError, type ValidationFailure } from "../errors.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
+import { wireNameOf } from "../mapping/wire-name.js";
 import { ValidationMessages } from "./validation-messages.js";
 
 /**
@@ -16,7 +17,8 @@ export class ValidationErrors {
   }
 
   /**
-   * Adds a failure of `property` (a mapped column or detail, without `#`); `null` reports a failure of the
+   * Adds a failure of `property` (a mapped column or detail by its field name, without `#`; the failure
+   * reports its wire name, see `@JsonName`); `null` reports a failure of the
    * entity as a whole (property and column are then empty). Naming anything else throws `TenonError`.
    */
   add(property: string | null, message: string): void {
@@ -26,11 +28,12 @@ export class ValidationErrors {
     }
     const column = this.#mapping.column(property);
     if (column !== undefined) {
-      this.#failures.push({ property, column: column.columnName, message });
+      this.#failures.push({ property: wireNameOf(column), column: column.columnName, message });
       return;
     }
-    if (this.#mapping.details.some((detail) => detail.property === property)) {
-      this.#failures.push({ property, column: "", message });
+    const detail = this.#mapping.details.find((candidate) => candidate.property === property);
+    if (detail !== undefined) {
+      this.#failures.push({ property: wireNameOf(detail), column: "", message });
       return;
     }
     throw new TenonError(ValidationMessages.unknownProperty(this.#mapping.name, property));

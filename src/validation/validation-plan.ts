@@ -3,6 +3,7 @@ import type { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js"
 import { registerMappingCheck } from "../mapping/entity-mapping.js";
 import { Lazy } from "../mapping/lazy.js";
 import type { RawMember } from "../mapping/metadata-store.js";
+import { wireNameOf } from "../mapping/wire-name.js";
 import { compareDecimalText, decimalTextOf } from "../values/decimal-text.js";
 import { columnFitChecks } from "./column-fit.js";
 import { isValidEmailAddress } from "./email-address.js";
@@ -16,6 +17,8 @@ type Check = (value: unknown) => string | undefined;
 /** The compiled rules of one column. */
 interface ColumnRules {
   readonly column: ColumnMapping;
+  /** The wire name its failures report. */
+  readonly property: string;
   readonly checks: readonly Check[];
 }
 
@@ -62,15 +65,15 @@ export class ValidationPlan {
         seen.add(declaration.rule);
         return compile(declaration, column, name, entity, member.name);
       });
-      if (checks.length > 0) columns.push({ column, checks });
+      if (checks.length > 0) columns.push({ column, property: wireNameOf(column), checks });
     }
     // The column's own limits come after its rules, so a rule's message is listed first.
     for (const column of mapping.columns) {
       const fit = columnFitChecks(column, names.get(column) ?? column.columnName);
       if (fit.length === 0) continue;
       const index = columns.findIndex((rules) => rules.column === column);
-      if (index < 0) columns.push({ column, checks: fit });
-      else columns[index] = { column, checks: [...columns[index].checks, ...fit] };
+      if (index < 0) columns.push({ column, property: wireNameOf(column), checks: fit });
+      else columns[index] = { column, property: columns[index].property, checks: [...columns[index].checks, ...fit] };
     }
     this.columns = columns;
     this.validators = validators;
@@ -78,11 +81,11 @@ export class ValidationPlan {
 
   /** Checks every column rule of `entity`, adding each failure to `failures`. */
   checkColumns(entity: object, failures: { push(failure: ValidationFailure): void }): void {
-    for (const { column, checks } of this.columns) {
+    for (const { column, property, checks } of this.columns) {
       const value = column.get(entity);
       for (const check of checks) {
         const message = check(value);
-        if (message !== undefined) failures.push({ property: column.property, column: column.columnName, message });
+        if (message !== undefined) failures.push({ property, column: column.columnName, message });
       }
     }
   }

@@ -1,6 +1,6 @@
 import type { EntityClass } from "../../mapping/column-type.js";
 import { type ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
-import { isFilterable, isDeserialized, isSerialized, jsonPropertyName } from "../../json/json-visibility.js";
+import { isFilterable, isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "../../json/json-visibility.js";
 import { ValidationKey, type RuleDeclaration } from "../../validation/validation-decorators.js";
 import { int32Range } from "../../values/integer-range.js";
 import type { JsonSchema } from "../openapi/openapi-types.js";
@@ -109,13 +109,13 @@ export function addEntitySchemas(entityClass: EntityClass, schemas: Schemas): st
     if (isSerialized(column)) required.push(wireName);
     if (column.type.kind === "lazy") {
       const target = addEntitySchemas((column.type.target as () => EntityClass)(), schemas);
-      properties[column.property] = { anyOf: [{ $ref: `#/components/schemas/${target}` }, { type: "null" }], readOnly: true };
+      properties[jsonMemberName(column)] = { anyOf: [{ $ref: `#/components/schemas/${target}` }, { type: "null" }], readOnly: true };
     }
   }
   for (const detail of mapping.details) {
     if (!isSerialized(detail) && !isDeserialized(detail)) continue;
     const target = addEntitySchemas(detail.target(), schemas);
-    properties[detail.property] = { type: "array", items: { $ref: `#/components/schemas/${target}` } };
+    properties[jsonMemberName(detail)] = { type: "array", items: { $ref: `#/components/schemas/${target}` } };
   }
   return name;
 }

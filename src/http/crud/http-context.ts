@@ -2,6 +2,7 @@ import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { decodeColumnJson } from "../../json/column-json.js";
 import { JsonContext } from "../../json/json-context.js";
+import { jsonPropertyName } from "../../json/json-visibility.js";
 import { HttpNotFoundError } from "../http-errors.js";
 
 /**
@@ -14,7 +15,7 @@ export class HttpContext extends JsonContext {
   getId<T extends object>(entityClass: EntityClass<T>, json: unknown): number | undefined {
     const mapping = EntityMapping.of(entityClass);
     if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
-    const value = (json as Record<string, unknown>)[mapping.primaryKey.property];
+    const value = (json as Record<string, unknown>)[jsonPropertyName(mapping.primaryKey)];
     if (value === undefined || value === null) return undefined;
     return decodeColumnJson(mapping.primaryKey, value) as number;
   }

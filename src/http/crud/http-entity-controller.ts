@@ -1,6 +1,7 @@
 import { InvalidInputError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { jsonPropertyName } from "../../json/json-visibility.js";
 import { CrudMessages } from "./crud-messages.js";
 import { HttpController } from "../http-controller.js";
 import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
@@ -154,7 +155,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
 
 /** A patch body with the id of the address; a different id in the body is a 400, as the address names the entity. */
 function withAddressId<T extends object>(entityClass: EntityClass<T>, body: Record<string, unknown>, id: number): Record<string, unknown> {
-  const property = EntityMapping.of(entityClass).primaryKey.property;
+  const property = jsonPropertyName(EntityMapping.of(entityClass).primaryKey);
   const sent = body[property];
   if (sent !== undefined && sent !== null && sent !== id) throw new InvalidInputError(CrudMessages.patchIdMismatch(property, id));
   return { ...body, [property]: id };

@@ -2,7 +2,7 @@ import { ConcurrentUpdateError, InvalidInputError, UniqueViolationError, Validat
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
-import { isDeserialized } from "../../json/json-visibility.js";
+import { isDeserialized, jsonPropertyName } from "../../json/json-visibility.js";
 import { Lazy } from "../../mapping/lazy.js";
 import type { RetryOption } from "../../session/retry-policy.js";
 import { HttpError, HttpNotFoundError } from "../http-errors.js";
@@ -151,9 +151,9 @@ export class HttpEntityWriter<T extends object> {
     const failures = this.#mapping.ownColumns
       .filter((column) => !column.type.nullable && isDeserialized(column) && patch[jsonKeyOf(column)] === null)
       .map((column) => ({
-        property: column.property,
+        property: jsonPropertyName(column),
         column: column.columnName,
-        message: CrudMessages.patchNullRequired(column.property),
+        message: CrudMessages.patchNullRequired(jsonPropertyName(column)),
       }));
     if (failures.length > 0) throw new ValidationError(failures);
   }
@@ -161,10 +161,10 @@ export class HttpEntityWriter<T extends object> {
   /** The id of an update body; 400 when it lacks the id or, for a versioned entity, the version. */
   #idAndVersionOf(json: unknown): number {
     const id = this.context.getId(this.entityClass, json);
-    if (id === undefined) throw new InvalidInputError(CrudMessages.updateWithoutId(this.#mapping.primaryKey.property));
+    if (id === undefined) throw new InvalidInputError(CrudMessages.updateWithoutId(jsonPropertyName(this.#mapping.primaryKey)));
     const version = this.#mapping.versionColumn;
-    if (version !== undefined && typeof (json as Record<string, unknown>)[version.property] !== "number") {
-      throw new InvalidInputError(CrudMessages.updateWithoutVersion(version.property));
+    if (version !== undefined && typeof (json as Record<string, unknown>)[jsonPropertyName(version)] !== "number") {
+      throw new InvalidInputError(CrudMessages.updateWithoutVersion(jsonPropertyName(version)));
     }
     return id;
   }

@@ -1,4 +1,5 @@
 import type { ColumnMapping } from "../../mapping/entity-mapping.js";
+import { jsonPropertyName } from "../../json/json-visibility.js";
 
 /** Whether a JSON value is an object in the sense of RFC 7396 (not null, not an array). */
 export function isMergeObject(value: unknown): value is Record<string, unknown> {
@@ -19,7 +20,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-/** The JSON member a column is read from: `<name>Id` for a `Lazy<T>` reference, else its property. */
+/** The JSON member a column is read from: `<wire name>Id` for a `Lazy<T>` reference, else its wire name. */
 export function jsonKeyOf(column: ColumnMapping): string {
-  return column.type.kind === "lazy" ? `${column.property}Id` : column.property;
+  return jsonPropertyName(column);
 }
