@@ -10,7 +10,8 @@ import {
   type ValidationFailure,
 } from "../errors.js";
 import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpNotReadyError, HttpUnauthorizedError } from "./http-errors.js";
-import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
+import { HttpDefaults, HttpMessages } from "./http-messages.js";
+import { type HttpAnswerHeader, HttpStatusCatalogue, type HttpStatusEntry, httpStatusEntryOf } from "./http-status-catalogue.js";
 
 /** What an error is answered with (API.md "Error bodies"). @internal */
 export interface ErrorAnswer {
@@ -33,26 +34,41 @@ export function serverErrorBody(status: number, taskId: string): string {
   return JSON.stringify({ status, message: HttpMessages.internalServerError, taskId });
 }
 
+/**
+ * The answer of a catalogue entry: its status, the `{status, message}` body (with `errors` for a validation
+ * body) and the values of the headers the entry carries. Every answer below 500 is built here, so it can
+ * only be one the OpenAPI document describes.
+ */
 function clientError(
-  status: number,
+  entry: HttpStatusEntry,
   message: string,
-  headers: readonly (readonly [string, string])[] = [],
+  headerValues: Partial<Record<HttpAnswerHeader, string>> = {},
   errors?: readonly ValidationFailure[],
 ): ErrorAnswer {
+  const status = entry.status;
   const body =
-    errors === undefined
-      ? JSON.stringify({ status, message })
-      : JSON.stringify({
+    entry.body === "validation"
+      ? JSON.stringify({
           status,
           message,
-          errors: errors.map(({ property, column, message: text }) => ({ property, column, message: text })),
-        });
+          errors: (errors ?? []).map(({ property, column, message: text }) => ({ property, column, message: text })),
+        })
+      : JSON.stringify({ status, message });
+  const headers: (readonly [string, string])[] = [];
+  for (const name of entry.headers) {
+    const value = headerValues[name];
+    if (value !== undefined) headers.push([name, value]);
+  }
   return { status, body, headers, taskId: "" };
 }
 
+const { serviceUnavailable, internalServerError } = HttpStatusCatalogue;
 /** The constant body of a 503 for a transient database failure (API.md). */
-const serviceUnavailableBody = JSON.stringify({ status: HttpStatus.serviceUnavailable, message: HttpMessages.serviceUnavailable });
-const retryAfter: readonly (readonly [string, string])[] = [["Retry-After", String(HttpDefaults.retryAfterSeconds)]];
+const serviceUnavailableBody = JSON.stringify({ status: serviceUnavailable.status, message: HttpMessages.serviceUnavailable });
+const retryAfter: readonly (readonly [string, string])[] = serviceUnavailable.headers.map((name) => [
+  name,
+  String(HttpDefaults.retryAfterSeconds),
+]);
 
 /**
  * Maps what a request raised to its answer: the HTTP errors to their status, the ORM's errors to 404, 409
@@ -62,34 +78,37 @@ const retryAfter: readonly (readonly [string, string])[] = [["Retry-After", Stri
  * @internal
  */
 export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
-  let status: number = HttpStatus.internalServerError;
+  const catalogue = HttpStatusCatalogue;
+  let status: number = internalServerError.status;
   if (error instanceof HttpUnauthorizedError) {
-    return clientError(HttpStatus.unauthorized, HttpMessages.unauthorized(path), [["WWW-Authenticate", error.challenge]]);
+    return clientError(catalogue.unauthorized, HttpMessages.unauthorized(path), { "WWW-Authenticate": error.challenge });
   } else if (error instanceof HttpForbiddenError) {
-    return clientError(HttpStatus.forbidden, HttpMessages.forbidden(path));
+    return clientError(catalogue.forbidden, HttpMessages.forbidden(path));
   } else if (error instanceof HttpMethodNotAllowedError) {
-    return clientError(error.status, error.message, error.allow.length > 0 ? [["Allow", error.allow.join(", ")]] : []);
+    return clientError(catalogue.methodNotAllowed, error.message, error.allow.length > 0 ? { Allow: error.allow.join(", ") } : {});
   } else if (error instanceof HttpNotReadyError) {
     // A fixed text of the server's own, so shown; the task id still ties the answer to the cause in the log.
-    const taskId = newTaskId();
-    const body = JSON.stringify({ status: error.status, message: error.message });
-    return { status: error.status, body, headers: [["Retry-After", String(HttpDefaults.notReadyRetryAfterSeconds)]], taskId };
+    const answer = clientError(serviceUnavailable, error.message, { "Retry-After": String(HttpDefaults.notReadyRetryAfterSeconds) });
+    return { ...answer, taskId: newTaskId() };
   } else if (error instanceof HttpError) {
-    status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : HttpStatus.internalServerError;
-    if (status < 500) return clientError(status, error.message);
+    status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : internalServerError.status;
+    if (status < 500) {
+      // A status of the catalogue gets its body (`errors: []` for a 422); any other 4xx a handler chose, the plain one.
+      return clientError(httpStatusEntryOf(status) ?? { status, body: "error", headers: [], appliesTo: () => false }, error.message);
+    }
   } else if (error instanceof EntityNotFoundError) {
-    return clientError(HttpStatus.notFound, error.message);
+    return clientError(catalogue.notFound, error.message);
   } else if (error instanceof ConcurrentUpdateError || error instanceof RelationConstraintError) {
-    return clientError(HttpStatus.conflict, error.message);
+    return clientError(catalogue.conflict, error.message);
   } else if (error instanceof UniqueViolationError) {
     // A duplicate is the client's conflict, never a 500; the engine's text (index and value) is not shown.
-    return clientError(HttpStatus.conflict, HttpMessages.uniqueValueTaken);
+    return clientError(catalogue.conflict, HttpMessages.uniqueValueTaken);
   } else if (error instanceof ValidationError) {
-    return clientError(HttpStatus.unprocessableEntity, error.message, [], error.errors);
+    return clientError(catalogue.unprocessableEntity, error.message, {}, error.errors);
   } else if (error instanceof InvalidInputError) {
-    return clientError(HttpStatus.badRequest, error.message);
+    return clientError(catalogue.badRequest, error.message);
   } else if (error instanceof TransientDatabaseError) {
-    return { status: HttpStatus.serviceUnavailable, body: serviceUnavailableBody, headers: retryAfter, taskId: newTaskId() };
+    return { status: serviceUnavailable.status, body: serviceUnavailableBody, headers: retryAfter, taskId: newTaskId() };
   }
   const taskId = newTaskId();
   return { status, body: serverErrorBody(status, taskId), headers: [], taskId };

@@ -5,9 +5,14 @@
  * @internal
  */
 
-/** Status codes the server answers by itself. */
+/**
+ * Status codes the server answers by itself. Each has its entry in `HttpStatusCatalogue`
+ * (http-status-catalogue.ts), which the error answers and the OpenAPI document both read.
+ */
 export const HttpStatus = {
   ok: 200,
+  created: 201,
+  notModified: 304,
   badRequest: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -15,9 +20,12 @@ export const HttpStatus = {
   methodNotAllowed: 405,
   conflict: 409,
   requestTimeout: 408,
+  preconditionFailed: 412,
   payloadTooLarge: 413,
   expectationFailed: 417,
   unprocessableEntity: 422,
+  preconditionRequired: 428,
+  tooManyRequests: 429,
   headersTooLarge: 431,
   internalServerError: 500,
   serviceUnavailable: 503,

@@ -1,5 +1,5 @@
-import { HttpStatus } from "../http-messages.js";
-import { errorBodyName, errorBodySchemas, errorResponseList, errorResponseName } from "./error-responses.js";
+import { HttpStatusCatalogue, type HttpStatusEntry, type HttpStatusName } from "../http-status-catalogue.js";
+import { errorBodyName, errorBodySchemas, errorResponseName, headerDescriptions, statusDescriptions } from "./error-responses.js";
 import { OpenApiMessages } from "./openapi-messages.js";
 import type {
   HttpDescribedController,
@@ -58,15 +58,16 @@ export function buildOpenApiDocument(
     return descriptions.get(controller);
   };
 
-  const catalogue = errorResponseList();
+  const catalogue = catalogueEntries();
   const responses: Record<string, unknown> = {};
-  for (const entry of catalogue) {
+  for (const { entry, description } of catalogue) {
+    if (entry.body === "route") continue;
     const headers: Record<string, unknown> = {};
-    for (const header of entry.headers) headers[header.name] = { description: header.description, schema: { type: "string" } };
+    for (const name of entry.headers) headers[name] = { description: headerDescriptions[name], schema: { type: "string" } };
     responses[errorResponseName(entry.status)] = {
-      description: entry.description,
+      description,
       ...(entry.headers.length > 0 ? { headers } : {}),
-      content: { [jsonMedia]: { schema: ref("schemas", errorBodyName(entry.body)) } },
+      ...(entry.body !== "none" ? { content: { [jsonMedia]: { schema: ref("schemas", errorBodyName(entry.body)) } } } : {}),
     };
   }
 
@@ -126,22 +127,34 @@ export function buildOpenApiDocument(
   };
 }
 
+/** The catalogue's entries in status order, with their descriptions. */
+function catalogueEntries(): { entry: HttpStatusEntry; description: string }[] {
+  return (Object.keys(HttpStatusCatalogue) as HttpStatusName[])
+    .map((name) => ({ entry: HttpStatusCatalogue[name], description: statusDescriptions[name] }))
+    .sort((a, b) => a.entry.status - b.entry.status);
+}
+
 function buildOperation(
   route: DocumentedRoute,
   described: HttpOperationDescription | undefined,
   parameters: readonly unknown[],
   { operationId, placeholders, scheme }: { operationId: string; placeholders: number; scheme: SecuritySchemeKind },
-  catalogue: ReturnType<typeof errorResponseList>,
+  catalogue: ReturnType<typeof catalogueEntries>,
 ): Record<string, unknown> {
-  const facts = { method: route.method, placeholders, requiresAuthentication: route.requiresAuthentication, areas: route.areas };
-  const responses: Record<string, unknown> = {
-    [String(HttpStatus.ok)]: {
-      description: OpenApiMessages.success,
-      content: { [jsonMedia]: { schema: described?.responseBody ?? {} } },
-    },
+  const facts = {
+    method: route.method,
+    placeholders,
+    requiresAuthentication: route.requiresAuthentication,
+    areas: route.areas,
+    successStatus: described?.status ?? HttpStatusCatalogue.ok.status,
   };
-  for (const entry of catalogue) {
-    if (entry.appliesTo(facts)) responses[String(entry.status)] = ref("responses", errorResponseName(entry.status));
+  const responses: Record<string, unknown> = {};
+  for (const { entry, description } of catalogue) {
+    if (!entry.appliesTo(facts)) continue;
+    responses[String(entry.status)] =
+      entry.body === "route"
+        ? { description, content: { [jsonMedia]: { schema: described?.responseBody ?? {} } } }
+        : ref("responses", errorResponseName(entry.status));
   }
   const notes: string[] = [];
   if (route.areas.length > 0) notes.push(OpenApiMessages.areas(route.areas));
@@ -155,7 +168,7 @@ function buildOperation(
     responses,
     "x-tenon-areas": [...route.areas],
   };
-  if (route.method === "POST" || route.method === "PUT") {
+  if (route.method === "POST" || route.method === "PUT" || route.method === "PATCH") {
     operation.requestBody = {
       required: described?.requestBody !== undefined,
       content: { [jsonMedia]: { schema: described?.requestBody ?? {} } },

@@ -19,6 +19,8 @@ export interface HttpOperationDescription {
   readonly requestBody?: JsonSchema;
   /** The schema of the JSON answer of a success (default: any JSON). */
   readonly responseBody?: JsonSchema;
+  /** The status of a success: 200 (the default) or 201. */
+  readonly status?: 200 | 201;
 }
 
 /** The routes' bodies of one controller class, and the schemas they refer to (`#/components/schemas/<name>`). */

@@ -122,15 +122,48 @@ describe("the OpenAPI document of the HTTP core", () => {
       "413",
       "417",
       "422",
+      "429",
       "431",
       "500",
       "503",
     ]);
-    assert.deepEqual(statuses("/v1/things/{param1}", "delete"), ["200", "400", "401", "404", "405", "408", "409", "431", "500", "503"]);
-    assert.deepEqual(statuses("/v1/files/{path}", "get"), ["200", "400", "405", "408", "431", "500", "503"]);
-    const described = Object.keys(document.components.responses).map((name) => Number(name.replace("Error", "")));
-    const served = Object.values(HttpStatus).filter((status) => status >= 400);
+    assert.deepEqual(statuses("/v1/things/{param1}", "delete"), [
+      "200",
+      "400",
+      "401",
+      "404",
+      "405",
+      "408",
+      "409",
+      "412",
+      "428",
+      "429",
+      "431",
+      "500",
+      "503",
+    ]);
+    assert.deepEqual(statuses("/v1/things/{param1}/{param2}", "get"), [
+      "200",
+      "304",
+      "400",
+      "401",
+      "404",
+      "405",
+      "408",
+      "429",
+      "431",
+      "500",
+      "503",
+    ]);
+    assert.deepEqual(statuses("/v1/files/{path}", "get"), ["200", "400", "405", "408", "429", "431", "500", "503"]);
+    const described = Object.keys(document.components.responses).map((name) => Number(name.replace(/^\D+/, "")));
+    const served = Object.values(HttpStatus).filter((status) => status >= 300);
     assert.deepEqual(described.sort(), [...served].sort());
+    assert.equal((document.components.responses.Answer304 as { content?: unknown }).content, undefined);
+    const tooMany = document.components.responses.Error429 as { headers: Record<string, unknown> };
+    assert.deepEqual(Object.keys(tooMany.headers), ["Retry-After", "RateLimit-Policy", "RateLimit"]);
+    const serverError = document.components.responses.Error500 as { content: Record<string, { schema: unknown }> };
+    assert.deepEqual(serverError.content["application/json"].schema, { $ref: "#/components/schemas/ServerError" });
     assert.ok((document.components.responses.Error503 as { headers: Record<string, unknown> }).headers["Retry-After"] !== undefined);
   });
 
