@@ -8,6 +8,7 @@ import {
   HttpEntityController,
   HttpEntityReadController,
   HttpError,
+  OpenApi,
   Post,
   Uri,
   type HttpContext,
@@ -25,6 +26,17 @@ import { Company, Employee, EmployeeDirectory, Order, OrderLine } from "./entiti
 export class LogonController extends HttpController<DemoContext> {
   /** `{"username", "password"}` → `{"token"}`, or 401. */
   @Post()
+  @OpenApi({
+    summary: "A bearer token for a user name and password.",
+    tags: ["Authentication"],
+    requestBody: {
+      type: "object",
+      required: ["username", "password"],
+      properties: { username: { type: "string" }, password: { type: "string" } },
+    },
+    responseBody: { type: "object", required: ["token"], properties: { token: { type: "string" } } },
+    answers: [401],
+  })
   async logon(): Promise<{ token: string }> {
     const body = this.request.jsonContent as Record<string, unknown> | null;
     const user = typeof body === "object" && body !== null ? findDemoUser(body.username, body.password) : undefined;
@@ -39,6 +51,11 @@ export class LogonController extends HttpController<DemoContext> {
 export class HealthController extends HttpController<DemoContext> {
   /** Always ok while the server answers. */
   @Get()
+  @OpenApi({
+    summary: "Whether the server answers.",
+    tags: ["Operations"],
+    responseBody: { type: "object", required: ["status"], properties: { status: { const: "ok" } } },
+  })
   health(): { status: string } {
     return { status: "ok" };
   }
@@ -50,6 +67,15 @@ export class AdminController extends HttpController<DemoContext> {
   /** The caller's `HttpUser` as JSON. */
   @Get("whoami")
   @Area("admin")
+  @OpenApi({
+    summary: "The caller's user.",
+    tags: ["Authentication"],
+    responseBody: {
+      type: "object",
+      required: ["username", "areas", "tenant"],
+      properties: { username: { type: "string" }, areas: { type: "array", items: { type: "string" } }, tenant: { type: "string" } },
+    },
+  })
   whoami(): unknown {
     const user = this.request.user;
     return { username: user?.username, areas: user?.areas, tenant: user?.tenant };

@@ -44,6 +44,7 @@ export type {
   OpenApiDocument,
   OpenApiOptions,
 } from "./openapi/openapi-types.js";
+export { OpenApi, type HttpOperationOptions, type HttpBodyDescription, type HttpBodyClass } from "./openapi/operation-decorator.js";
 export { HttpAuthentication, type HttpAuthenticationClass } from "./auth/http-authentication.js";
 export { BasicAuthentication } from "./auth/basic-authentication.js";
 export { BearerAuthentication } from "./auth/bearer-authentication.js";

@@ -1,8 +1,17 @@
 import type { EntityClass } from "../../mapping/column-type.js";
+import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { rawEntityOf } from "../../mapping/metadata-store.js";
+import { jsonPropertyName } from "../../json/json-visibility.js";
+import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** An entity class named as a body in `@OpenApi` is its component schema; any other class is left to other sources. */
+addClassSchemaSource((bodyClass, schemas) =>
+  rawEntityOf(bodyClass as EntityClass) === undefined ? undefined : schemaRef(addEntitySchemas(bodyClass as EntityClass, schemas)),
+);
 
 /**
  * The OpenAPI descriptions of the generic entity routes (SPEC.md 4.2) of one entity class: the entity's
@@ -32,6 +41,7 @@ export function entityRouteDescriptions(entityClass: EntityClass, write: boolean
     select: { tags, summary: `The ${entity} rows a filter selects.`, requestBody: schemaRef(filter), responseBody: page },
   };
   if (write) {
+    const version = EntityMapping.of(entityClass).versionColumn;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: schemaRef(entity) };
     operations.insert = { tags, summary: `Inserts a ${entity}.`, requestBody: schemaRef(entity), responseBody: schemaRef(entity) };
     operations.update = {
@@ -42,9 +52,12 @@ export function entityRouteDescriptions(entityClass: EntityClass, write: boolean
     };
     operations.patch = {
       tags,
-      summary: `Changes the properties of a ${entity} that a JSON Merge Patch carries (its versionId must be current).`,
+      summary:
+        version === undefined
+          ? `Changes the properties of a ${entity} that a JSON Merge Patch carries.`
+          : `Changes the properties of a ${entity} that a JSON Merge Patch carries (its ${jsonPropertyName(version)} must be current).`,
       parameterNames: ["id"],
-      requestBody: { type: "object", required: ["versionId"] },
+      requestBody: version === undefined ? { type: "object" } : { type: "object", required: [jsonPropertyName(version)] },
       responseBody: schemaRef(entity),
     };
     operations.delete = {

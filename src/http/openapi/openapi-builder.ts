@@ -1,6 +1,7 @@
 import { HttpStatusCatalogue, type HttpStatusEntry, type HttpStatusName } from "../http-status-catalogue.js";
 import { errorBodyName, errorBodySchemas, errorResponseName, headerDescriptions, statusDescriptions } from "./error-responses.js";
 import { OpenApiMessages } from "./openapi-messages.js";
+import { bodySchemaOf, operationOptionsOf } from "./operation-decorator.js";
 import type {
   HttpDescribedController,
   HttpOperationDescription,
@@ -38,7 +39,7 @@ function ref(kind: string, name: string): JsonSchema {
 
 /**
  * Builds the OpenAPI 3.1 document of a server's routes: paths and methods, placeholders as path parameters,
- * security, areas (`x-tenon-areas` and the description), the standard answers of `errorResponses`, and the
+ * security, areas (`x-tenon-areas` and the description), the answers of the status catalogue (`HttpStatusCatalogue`), and the
  * bodies that controller classes describe through `openApiDescription()`. Called once per document, never on
  * the request path. @internal
  */
@@ -56,6 +57,20 @@ export function buildOpenApiDocument(
       if (described?.schemas !== undefined) Object.assign(schemas, described.schemas);
     }
     return descriptions.get(controller);
+  };
+  /** The static description of a handler, overlaid with what `@OpenApi` recorded on it. */
+  const describeOperation = (route: DocumentedRoute): HttpOperationDescription | undefined => {
+    const fromClass = describe(route.controller)?.operations[route.methodName];
+    const handler = (route.controller.prototype as Record<string, unknown>)[route.methodName];
+    const options = typeof handler === "function" ? operationOptionsOf(handler) : undefined;
+    if (options === undefined) return fromClass;
+    const { requestBody, responseBody, ...rest } = options;
+    return {
+      ...fromClass,
+      ...rest,
+      ...(requestBody !== undefined ? { requestBody: bodySchemaOf(requestBody, schemas) } : {}),
+      ...(responseBody !== undefined ? { responseBody: bodySchemaOf(responseBody, schemas) } : {}),
+    };
   };
 
   const catalogue = catalogueEntries();
@@ -76,7 +91,7 @@ export function buildOpenApiDocument(
   const parameterNamesByPath = new Map<string, readonly string[]>();
   const operationIds = new Set<string>();
   for (const route of routes) {
-    const operation = describe(route.controller)?.operations[route.methodName];
+    const operation = describeOperation(route);
     const segments = route.pattern.split("/");
     const placeholders = segments.filter((segment) => segment === "?").length;
     const catchAll = segments.at(-1) === "*";
@@ -150,7 +165,7 @@ function buildOperation(
   };
   const responses: Record<string, unknown> = {};
   for (const { entry, description } of catalogue) {
-    if (!entry.appliesTo(facts)) continue;
+    if (!entry.appliesTo(facts) && !(entry.body !== "route" && described?.answers?.includes(entry.status) === true)) continue;
     responses[String(entry.status)] =
       entry.body === "route"
         ? { description, content: { [jsonMedia]: { schema: described?.responseBody ?? {} } } }
@@ -163,7 +178,9 @@ function buildOperation(
     operationId,
     tags: [...(described?.tags ?? [route.controller.name])],
     ...(described?.summary !== undefined ? { summary: described.summary } : {}),
-    ...(notes.length > 0 ? { description: notes.join(" ") } : {}),
+    ...(described?.description !== undefined || notes.length > 0
+      ? { description: [described?.description, notes.join(" ")].filter((text) => text !== undefined && text !== "").join("\n\n") }
+      : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     responses,
     "x-tenon-areas": [...route.areas],

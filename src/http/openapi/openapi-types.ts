@@ -11,6 +11,8 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 export interface HttpOperationDescription {
   /** A one-line summary. */
   readonly summary?: string;
+  /** A longer description (Markdown), before the notes on areas and authentication. */
+  readonly description?: string;
   /** Tags grouping the operation (default: the controller's name). */
   readonly tags?: readonly string[];
   /** The names of the `?` placeholders, in order (default `param1`, `param2`...). */
@@ -21,6 +23,8 @@ export interface HttpOperationDescription {
   readonly responseBody?: JsonSchema;
   /** The status of a success: 200 (the default) or 201. */
   readonly status?: 200 | 201;
+  /** Statuses of the catalogue the handler answers by itself besides those its route gives anyway. */
+  readonly answers?: readonly number[];
 }
 
 /** The routes' bodies of one controller class, and the schemas they refer to (`#/components/schemas/<name>`). */
