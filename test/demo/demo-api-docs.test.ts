@@ -1,6 +1,6 @@
 // The demo's API reference page (/api/docs) in a real headless Chromium (Debian's chromium, driven by
-// playwright-core): it loads with no console error, offline (every file from the demo), and lists every route
-// of the OpenAPI document. TENON_SCREENSHOT=<file> saves a screenshot (docs/api-reference.png is made so).
+// playwright-core): it loads with no console error, offline (every file from the demo), lists every route
+// of the OpenAPI document, and a "try it" call authorized with a bearer token gets its 200 in the page. TENON_SCREENSHOT=<file> saves a screenshot (docs/api-reference.png is made so).
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -87,5 +87,38 @@ describe("the demo's API reference page in Chromium", () => {
     const shot = process.env.TENON_SCREENSHOT;
     if (shot !== undefined && shot !== "") await page.screenshot({ path: shot });
     await page.close();
+  });
+
+  test('a "try it" call authorized with a bearer token answers 200, shown in the page', async () => {
+    const logon = await ask(demo.port, "/api/logon", { method: "POST", body: JSON.stringify({ username: "guest", password: "guest" }) });
+    const token = (logon.json as { token: string }).token;
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page: ${error.message}`));
+    try {
+      await page.goto(`http://127.0.0.1:${demo.port}/api/docs`);
+      await page.waitForSelector(".opblock", { timeout: 30000 });
+      await page.click("button.authorize");
+      await page.fill(".modal-ux input#auth-bearer-value", token);
+      await page.click(".modal-ux .auth-btn-wrapper button.authorize");
+      await page.waitForSelector(".modal-ux .auth-btn-wrapper button[aria-label='Remove authorization']", { timeout: 10000 });
+      await page.click(".modal-ux button.btn-done");
+      const operation = "#operations-Company-CompanyController_selectAll";
+      await page.click(`${operation} .opblock-summary`);
+      await page.click(`${operation} .try-out__btn`);
+      await page.click(`${operation} .execute`);
+      const status = `${operation} .live-responses-table tbody .response-col_status`;
+      await page.waitForSelector(status, { timeout: 30000 });
+      assert.equal((await page.$eval(status, (cell) => cell.textContent ?? "")).trim(), "200");
+      const body = await page.$eval(
+        `${operation} .live-responses-table tbody .response-col_description pre`,
+        (pre) => pre.textContent ?? "",
+      );
+      const answer = JSON.parse(body) as { count: number; data: { name: string }[] };
+      assert.ok(answer.count >= 3 && answer.data.some((company) => company.name === "Acme Corporation"), body);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
   });
 });
