@@ -43,10 +43,12 @@ export class JsonContext extends Context {
 
   /**
    * The JSON of one entity, as a value when nothing of it expands (no promise to wait for), else as
-   * `toJson` answers it. For callers on a hot path, such as the CRUD reader.
-   * @internal A fast path, not API (API.md): left out of the published declarations.
+   * `toJson` answers it. A context whose `toJson` is not this class's own (a subclass overrides it)
+   * answers what that `toJson` answers, so a fast caller still writes through the override.
+   * @internal The seam of hot paths such as the CRUD reader; not API (API.md): left out of the published declarations.
    */
   toJsonNow(entity: object, config: JsonSerializerConfig = JsonSerializerConfig.default): JsonObject | Promise<JsonObject> {
+    if (this.toJson !== ownToJson) return this.toJson(entity, config);
     return new JsonSerializer(this, config).oneNow(entity);
   }
 
@@ -81,3 +83,6 @@ export class JsonContext extends Context {
     return metadataOf(EntityMapping.of(entityClass));
   }
 }
+
+/** `JsonContext`'s own `toJson`: a context with another one writes through it (see `toJsonNow`). */
+const ownToJson = JsonContext.prototype.toJson;

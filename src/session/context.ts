@@ -75,7 +75,7 @@ export class Context implements AsyncDisposable {
   /** The entity of `entityClass` with this primary key, or null. */
   tryGet<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): Promise<T | null> {
     try {
-      const found = this.tryGetNow(entityClass, id, options);
+      const found = this.#reads.tryGetNow(entityClass, id, options?.includeDeleted === true);
       return found instanceof Promise ? found : Promise.resolve(found);
     } catch (error) {
       return Promise.reject(error);
@@ -85,9 +85,12 @@ export class Context implements AsyncDisposable {
   /**
    * `tryGet` without a promise when none is needed: the identity map's instance, or the row read at once
    * from an engine that runs statements synchronously; otherwise the promise `tryGet` answers. Throws what
-   * `tryGet` would reject with. @internal For hot paths such as the CRUD reader.
+   * `tryGet` would reject with. A context whose `tryGet` is not this class's own (a subclass overrides it)
+   * answers what that `tryGet` answers, so a fast caller still reads through the override.
+   * @internal The seam of hot paths such as the CRUD reader.
    */
   tryGetNow<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): T | null | Promise<T | null> {
+    if (this.tryGet !== ownTryGet) return this.tryGet(entityClass, id, options);
     return this.#reads.tryGetNow(entityClass, id, options?.includeDeleted === true);
   }
 
@@ -279,3 +282,6 @@ export class Context implements AsyncDisposable {
     return this.dispose();
   }
 }
+
+/** `Context`'s own `tryGet`: a context with another one is read through it (see `tryGetNow`). */
+const ownTryGet = Context.prototype.tryGet;

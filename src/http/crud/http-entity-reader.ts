@@ -8,11 +8,6 @@ import { effectiveLimit, parseFilterBody } from "./http-filter-body.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import type { HttpContext } from "./http-context.js";
 import { Filter } from "../../filter/filter.js";
-import { JsonContext } from "../../json/json-context.js";
-import { Context } from "../../session/context.js";
-
-const ownTryGet = Context.prototype.tryGet;
-const ownToJson = JsonContext.prototype.toJson;
 
 /** What Select and SelectAll answer: every row the filter matches counted, one page of them as JSON. */
 export interface HttpEntityPage {
@@ -80,11 +75,8 @@ export class HttpEntityReader<T extends object> {
     // No async function: on the embedded engine an entity whose JSON needs no further read is read and
     // written without a promise of its own, and the server's reaction to the one answered is the only one.
     try {
-      const context = this.context;
-      const options = { includeDeleted: this.filterParameters.includeDeleted };
-      // A context class that overrides tryGet is read through its override.
-      const found =
-        context.tryGet === ownTryGet ? context.tryGetNow(this.entityClass, id, options) : context.tryGet(this.entityClass, id, options);
+      // The context's fast path reads through an overriding tryGet itself (see Context.tryGetNow).
+      const found = this.context.tryGetNow(this.entityClass, id, { includeDeleted: this.filterParameters.includeDeleted });
       if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config));
       const json = this.#json(found, id, config);
       return json instanceof Promise ? json : Promise.resolve(json);
@@ -100,10 +92,9 @@ export class HttpEntityReader<T extends object> {
     return this.#toJson(entity, config);
   }
 
-  /** The entity's JSON, through the context's own `toJson` when its class overrides it. */
+  /** The entity's JSON; the context's fast path writes through an overriding toJson itself (see JsonContext.toJsonNow). */
   #toJson(entity: T, config: JsonSerializerConfig): unknown {
-    const context = this.context;
-    return context.toJson === ownToJson ? context.toJsonNow(entity, config) : context.toJson(entity, config);
+    return this.context.toJsonNow(entity, config);
   }
 
   async #page(filter: Filter, config: JsonSerializerConfig): Promise<HttpEntityPage> {

@@ -114,6 +114,8 @@ export const crudSchema = [
 export interface CrudHooks {
   reader?: (reader: HttpEntityReader<Widget>, context: HttpContext) => void;
   writer?: (writer: HttpEntityWriter<Widget>, context: HttpContext) => void;
+  /** The class of the request's session (an application's subclass of `HttpContext`); `HttpContext` when unset. */
+  contextClass?: typeof HttpContext;
 }
 
 /** The hooks in force (a test sets them and clears them after). */
@@ -130,7 +132,7 @@ export class CrudContext implements AsyncDisposable {
   get orm(): HttpContext {
     if (this.#orm === undefined) {
       if (sharedDatabase === undefined) throw new Error("The CRUD test database is not open.");
-      this.#orm = new HttpContext(sharedDatabase);
+      this.#orm = new (hooks.contextClass ?? HttpContext)(sharedDatabase);
       this.#orm.onGetCurrentUser = () => this.#request?.header("x-test-user") ?? "tester";
     }
     return this.#orm;

@@ -2,7 +2,8 @@
 // metadata, paging ceilings, every rule of the filter body (API.md "Filter body of Select"), reader events.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { EntityClass, GetOptions, JsonSerializerConfig } from "tenon";
+import type { EntityClass, GetOptions, JsonObject, JsonSerializerConfig } from "tenon";
+import { HttpContext } from "tenon/http";
 import type { Answer } from "../http-test-client.js";
 import { hooks, seedWidgets, seededName, startCrudServer, type CrudServer } from "./crud-fixtures.js";
 
@@ -527,6 +528,34 @@ describe("reader events", () => {
       assert.deepEqual([read[0], read.at(-1)], [2, 999], "the widgets are read through the override (its category too)");
     } finally {
       delete hooks.reader;
+    }
+  });
+
+  test("get and find read and write through a context class that overrides tryGet and toJson", async () => {
+    const read: number[] = [];
+    class DecoratingContext extends HttpContext {
+      override tryGet<T extends object>(entityClass: EntityClass<T>, id: number, options?: GetOptions): Promise<T | null> {
+        read.push(id);
+        return super.tryGet(entityClass, id, options);
+      }
+      override toJson(entities: readonly object[], config?: JsonSerializerConfig): Promise<JsonObject[]>;
+      override toJson(entity: object, config?: JsonSerializerConfig): Promise<JsonObject>;
+      override async toJson(value: object | readonly object[], config?: JsonSerializerConfig): Promise<JsonObject | JsonObject[]> {
+        if (Array.isArray(value)) return super.toJson(value, config);
+        return { ...(await super.toJson(value, config)), decorated: true };
+      }
+    }
+    hooks.contextClass = DecoratingContext;
+    try {
+      const got = await server.call("GET", "/widgets/2");
+      assert.equal(got.status, 200);
+      assert.deepEqual([(got.json as { name: string }).name, (got.json as { decorated: boolean }).decorated], ["acme rocket", true]);
+      const found = await server.call("GET", "/widgets/find/3");
+      assert.deepEqual([found.status, (found.json as { decorated: boolean }).decorated], [200, true]);
+      assert.equal((await server.call("GET", "/widgets/999")).status, 404);
+      assert.deepEqual([read[0], read.includes(3), read.at(-1)], [2, true, 999], "every read by key goes through the override");
+    } finally {
+      delete hooks.contextClass;
     }
   });
 
