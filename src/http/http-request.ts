@@ -3,6 +3,7 @@ import { clientIpOf, loopbackProxies, type TrustedProxyRule } from "./client-ip.
 import { HttpError } from "./http-errors.js";
 import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
+import { requestIdOf } from "./operations/request-id.js";
 
 /** A name and its value: one header or one query-string parameter. */
 export type HttpNameValue = readonly [name: string, value: string];
@@ -12,7 +13,7 @@ export interface RequestServices {
   /** Decides whether a peer's `X-Forwarded-For` is believed. */
   readonly isTrustedProxy: TrustedProxyRule;
   /** Writes an application's log line inline (SPEC.md 6.2 WriteAction); undefined without a log writer. */
-  readonly logAction: ((host: string, message: string) => void) | undefined;
+  readonly logAction: ((host: string, message: string, requestId: string) => void) | undefined;
 }
 
 const noServices: RequestServices = { isTrustedProxy: loopbackProxies, logAction: undefined };
@@ -50,6 +51,7 @@ export class HttpRequest {
   #params: readonly HttpNameValue[] | undefined;
   #json: unknown;
   #jsonRead = false;
+  #requestId: string | undefined;
 
   /** @internal Built by the server once the body is read. */
   constructor(raw: IncomingMessage, method: string, body: Buffer | undefined, services: RequestServices = noServices) {
@@ -66,6 +68,16 @@ export class HttpRequest {
   /** The TCP peer address, always the raw socket address. */
   get remoteIp(): string {
     return this.#remoteIp;
+  }
+
+  /**
+   * The request's id, answered in `X-Request-Id` and carried by every log record of the request: the
+   * caller's `X-Request-Id` when it is well-formed (1 to 128 characters of letters, digits and `-_.:+/=`),
+   * else a fresh random UUID.
+   */
+  get requestId(): string {
+    this.#requestId ??= requestIdOf(this.#raw.rawHeaders);
+    return this.#requestId;
   }
 
   /** True when `method` differs from `sentMethod` (an accepted method override, SPEC.md 4.4). */
@@ -116,7 +128,7 @@ export class HttpRequest {
    * a writer's failure never reaches the caller.
    */
   log(message: string): void {
-    this.#services.logAction?.(this.host, message);
+    this.#services.logAction?.(this.host, message, this.requestId);
   }
 
   /** The `Content-Type` header ('' when absent). */

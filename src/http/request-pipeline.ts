@@ -84,7 +84,7 @@ export class RequestPipeline<C> {
     const logger = settings.logger;
     this.#services = {
       isTrustedProxy: settings.isTrustedProxy,
-      logAction: logger === undefined ? undefined : (host, message) => logger.logAction(host, message),
+      logAction: logger === undefined ? undefined : (host, message, requestId) => logger.logAction(host, message, "", requestId),
     };
     this.#bodyWatch = new BodyWatch(settings.bodyTimeout, settings.minBodyDataRate);
   }
@@ -161,7 +161,7 @@ export class RequestPipeline<C> {
     response.reset(status, JSON.stringify({ status, message: HttpMessages.requestTimeout }), HttpDefaults.jsonContentType);
     try {
       if (res.headersSent) res.destroy();
-      else writeResponse(res, response, this.#settings.cors, true);
+      else writeResponse(res, response, this.#settings.cors, true, request.requestId);
     } catch (error) {
       reportInternalError(error);
       res.destroy();
@@ -348,7 +348,7 @@ export class RequestPipeline<C> {
     }
     const close = closeConnection || this.closing;
     try {
-      writeResponse(res, response, settings.cors, close);
+      writeResponse(res, response, settings.cors, close, request.requestId);
     } catch (writeError) {
       if (res.headersSent) {
         res.destroy();
@@ -357,7 +357,7 @@ export class RequestPipeline<C> {
       error = writeError;
       taskId = newTaskId();
       response.reset(HttpStatus.internalServerError, serverErrorBody(HttpStatus.internalServerError, taskId), HttpDefaults.jsonContentType);
-      writeResponse(res, response, settings.cors, close);
+      writeResponse(res, response, settings.cors, close, request.requestId);
     }
     const logger = settings.logger;
     if (logger !== undefined) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpStatus } from "./http-messages.js";
+import { requestIdOf } from "./operations/request-id.js";
 
 /** The first `Origin` header of a request, read only when the CORS answer depends on it. */
 function originOf(req: IncomingMessage | undefined): string | undefined {
@@ -50,16 +51,23 @@ export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeC
 }
 
 /**
- * Sends `response`: status, the handler's headers, Server, the CORS headers, Content-Type (JSON when there
- * is content and none was set), Content-Length, and `Connection: close` when asked. To a HEAD request the
+ * Sends `response`: status, the handler's headers, Server, `X-Request-Id`, the CORS headers, Content-Type
+ * (JSON when there is content and none was set), Content-Length, and `Connection: close` when asked. To a HEAD request the
  * same status and headers go without the body (node:http leaves it out). Throws (before anything is sent)
  * when a header the handler set is invalid. @internal
  */
-export function writeResponse(res: ServerResponse, response: HttpResponse, cors: HttpCorsConfig, closeConnection: boolean): void {
+export function writeResponse(
+  res: ServerResponse,
+  response: HttpResponse,
+  cors: HttpCorsConfig,
+  closeConnection: boolean,
+  requestId: string,
+): void {
   const content = response.content;
   const headers: Record<string, string | number> = {};
   response.copyHeadersTo(headers);
   if (HttpResponse.serverHeader !== "") headers.server = HttpResponse.serverHeader;
+  headers["x-request-id"] = requestId;
   if (cors.allowOrigin !== "") addCorsHeaders(headers, cors, res.req, false);
   if (content !== "") headers["content-type"] = response.contentType === "" ? HttpDefaults.jsonContentType : response.contentType;
   else if (response.contentType !== "") headers["content-type"] = response.contentType;
@@ -78,5 +86,5 @@ export function writeResponse(res: ServerResponse, response: HttpResponse, cors:
 export function writeClientError(res: ServerResponse, cors: HttpCorsConfig, status: number, message: string): void {
   const response = new HttpResponse();
   response.reset(status, JSON.stringify({ status, message }), HttpDefaults.jsonContentType);
-  writeResponse(res, response, cors, true);
+  writeResponse(res, response, cors, true, requestIdOf(res.req?.rawHeaders ?? []));
 }

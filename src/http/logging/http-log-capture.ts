@@ -36,6 +36,8 @@ export interface LoggedRequest {
   readonly params: readonly (readonly [string, string])[];
   /** The headers, first occurrence of each name. */
   readonly headers: readonly (readonly [string, string])[];
+  /** The request's id (`X-Request-Id`), carried by every record of the request. */
+  readonly requestId?: string;
 }
 
 /** What the log reads of a response (the shape of `HttpResponse`). */
@@ -134,6 +136,7 @@ export function buildLogRequest<Req extends LoggedRequest>(
   const headersOmitted = parameters.exceedsItemCount(headersCount);
   return new HttpLogRequest({
     time: Date.now(),
+    requestId: request.requestId,
     host: request.host,
     uri: pathOf(request.uri),
     methodType: request.sentMethod,
@@ -169,6 +172,7 @@ export function buildLogResponse<Req extends LoggedRequest>(
   if (contentLength > 0) content = parameters.canLogContent(contentLength) ? redactContent(redactor, request, text) : undefined;
   return new HttpLogResponse({
     time: Date.now(),
+    requestId: request.requestId,
     host: request.host,
     uri: pathOf(request.uri),
     user: logUser(request.user),
@@ -186,6 +190,7 @@ export function buildLogError(request: LoggedRequest, statusCode: number, taskId
   const rendered = error === undefined ? undefined : renderError(error);
   return new HttpLogError({
     time: Date.now(),
+    requestId: request.requestId,
     taskId,
     host: request.host,
     uri: pathOf(request.uri),

@@ -48,6 +48,8 @@ function nameValuesJson(values: HttpLogNameValues): HttpLogNameValueJson[] {
 /** The fields of an `HttpLogRequest`. */
 export interface HttpLogRequestFields {
   readonly time: number;
+  /** The request id (`X-Request-Id`), '' or absent when none. */
+  readonly requestId?: string;
   readonly host: string;
   readonly uri: string;
   readonly methodType: string;
@@ -67,6 +69,7 @@ export interface HttpLogRequestFields {
 /** The JSON of an `HttpLogRequest`: `content` is absent when `contentOmitted` is present, likewise params and headers. */
 export interface HttpLogRequestJson {
   readonly time: string;
+  readonly requestId?: string;
   readonly host: string;
   readonly uri: string;
   readonly methodType: string;
@@ -87,6 +90,8 @@ export interface HttpLogRequestJson {
 export class HttpLogRequest implements HttpLogRequestFields {
   /** When the entry was built, in milliseconds since the epoch. */
   readonly time: number;
+  /** The request's id (`X-Request-Id`: the caller's when well-formed, else generated), '' when none. */
+  readonly requestId: string;
   /** The Host header as sent, '' when absent. */
   readonly host: string;
   /** The path as sent, without the query string (its values are in `params`, redacted). */
@@ -119,6 +124,7 @@ export class HttpLogRequest implements HttpLogRequestFields {
   /** @param fields every field of the record. */
   constructor(fields: HttpLogRequestFields) {
     this.time = fields.time;
+    this.requestId = fields.requestId ?? "";
     this.host = fields.host;
     this.uri = fields.uri;
     this.methodType = fields.methodType;
@@ -139,6 +145,7 @@ export class HttpLogRequest implements HttpLogRequestFields {
   toJson(): HttpLogRequestJson {
     return {
       time: isoTime(this.time),
+      ...(this.requestId === "" ? {} : { requestId: this.requestId }),
       host: this.host,
       uri: this.uri,
       methodType: this.methodType,
@@ -162,6 +169,8 @@ export class HttpLogRequest implements HttpLogRequestFields {
 /** The fields of an `HttpLogResponse`. */
 export interface HttpLogResponseFields {
   readonly time: number;
+  /** The request id (`X-Request-Id`), '' or absent when none. */
+  readonly requestId?: string;
   readonly host: string;
   readonly uri: string;
   readonly user: HttpLogUser | undefined;
@@ -176,6 +185,7 @@ export interface HttpLogResponseFields {
 /** The JSON of an `HttpLogResponse`. */
 export interface HttpLogResponseJson {
   readonly time: string;
+  readonly requestId?: string;
   readonly host: string;
   readonly uri: string;
   readonly user?: HttpLogUser;
@@ -191,6 +201,8 @@ export interface HttpLogResponseJson {
 export class HttpLogResponse implements HttpLogResponseFields {
   /** When the entry was built, in milliseconds since the epoch. */
   readonly time: number;
+  /** The request's id (`X-Request-Id`: the caller's when well-formed, else generated), '' when none. */
+  readonly requestId: string;
   /** The Host header of the request, '' when absent. */
   readonly host: string;
   /** The path of the request as sent, without the query string. */
@@ -213,6 +225,7 @@ export class HttpLogResponse implements HttpLogResponseFields {
   /** @param fields every field of the record. */
   constructor(fields: HttpLogResponseFields) {
     this.time = fields.time;
+    this.requestId = fields.requestId ?? "";
     this.host = fields.host;
     this.uri = fields.uri;
     this.user = fields.user;
@@ -228,6 +241,7 @@ export class HttpLogResponse implements HttpLogResponseFields {
   toJson(): HttpLogResponseJson {
     return {
       time: isoTime(this.time),
+      ...(this.requestId === "" ? {} : { requestId: this.requestId }),
       host: this.host,
       uri: this.uri,
       ...(this.user === undefined ? {} : { user: this.user }),
@@ -282,6 +296,8 @@ export class HttpLogDiscarded {
 /** The fields of an `HttpLogError`. */
 export interface HttpLogErrorFields {
   readonly time: number;
+  /** The request id (`X-Request-Id`), '' or absent when none. */
+  readonly requestId?: string;
   readonly taskId: string;
   readonly host: string;
   readonly uri: string;
@@ -296,6 +312,7 @@ export interface HttpLogErrorFields {
 /** The JSON of an `HttpLogError`: the nested pair only when there is one. */
 export interface HttpLogErrorJson {
   readonly time: string;
+  readonly requestId?: string;
   readonly taskId: string;
   readonly host: string;
   readonly uri: string;
@@ -311,6 +328,8 @@ export interface HttpLogErrorJson {
 export class HttpLogError implements HttpLogErrorFields {
   /** When the entry was built, in milliseconds since the epoch. */
   readonly time: number;
+  /** The request's id (`X-Request-Id`: the caller's when well-formed, else generated), '' when none. */
+  readonly requestId: string;
   /** The task id that the 5xx response body carries. */
   readonly taskId: string;
   /** The Host header of the request, '' when absent. */
@@ -333,6 +352,7 @@ export class HttpLogError implements HttpLogErrorFields {
   /** @param fields every field of the record. */
   constructor(fields: HttpLogErrorFields) {
     this.time = fields.time;
+    this.requestId = fields.requestId ?? "";
     this.taskId = fields.taskId;
     this.host = fields.host;
     this.uri = fields.uri;
@@ -348,6 +368,7 @@ export class HttpLogError implements HttpLogErrorFields {
   toJson(): HttpLogErrorJson {
     return {
       time: isoTime(this.time),
+      ...(this.requestId === "" ? {} : { requestId: this.requestId }),
       taskId: this.taskId,
       host: this.host,
       uri: this.uri,
@@ -370,6 +391,7 @@ export class HttpLogError implements HttpLogErrorFields {
 /** The JSON of an `HttpLogAction`. */
 export interface HttpLogActionJson {
   readonly time: string;
+  readonly requestId?: string;
   readonly host: string;
   readonly taskId?: string;
   readonly message: string;
@@ -379,6 +401,8 @@ export interface HttpLogActionJson {
 export class HttpLogAction {
   /** When the action happened, in milliseconds since the epoch. */
   readonly time: number;
+  /** The request's id (`X-Request-Id`: the caller's when well-formed, else generated), '' when none. */
+  readonly requestId: string;
   /** The host concerned, '' when none. */
   readonly host: string;
   /** The message. */
@@ -386,9 +410,13 @@ export class HttpLogAction {
   /** The task id of a failed request, '' when none. */
   readonly taskId: string;
 
-  /** @param host the host concerned ('' for none). @param message the text. @param taskId the task id of a failed request. */
-  constructor(host: string, message: string, taskId = "", time: number = Date.now()) {
+  /**
+   * @param host the host concerned ('' for none). @param message the text. @param taskId the task id of a failed
+   * request. @param time when, in ms since the epoch. @param requestId the id of the request concerned ('' for none).
+   */
+  constructor(host: string, message: string, taskId = "", time: number = Date.now(), requestId = "") {
     this.time = time;
+    this.requestId = requestId;
     this.host = host;
     this.message = message;
     this.taskId = taskId;
@@ -398,6 +426,7 @@ export class HttpLogAction {
   toJson(): HttpLogActionJson {
     return {
       time: isoTime(this.time),
+      ...(this.requestId === "" ? {} : { requestId: this.requestId }),
       host: this.host,
       ...(this.taskId === "" ? {} : { taskId: this.taskId }),
       message: this.message,

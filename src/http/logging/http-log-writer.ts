@@ -30,7 +30,7 @@ export abstract class HttpLogWriter {
       error.nestedExceptionClassName,
       error.nestedExceptionMessage,
     );
-    return this.writeAction(new HttpLogAction(error.host, message, error.taskId, error.time));
+    return this.writeAction(new HttpLogAction(error.host, message, error.taskId, error.time, error.requestId));
   }
 
   /** Releases what the writer holds (a file, a connection). Called when the server stops; the default does nothing. */

@@ -109,10 +109,11 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
   /**
    * Writes a free-text action inline through the logger's own writer instance (created on first use and
    * again after a failure, at most once per `writerRetryInterval`). A throw or a rejection is dropped.
+   * `requestId` names the request the line is about ('' for none).
    */
-  logAction(host: string, message: string, taskId = ""): void {
+  logAction(host: string, message: string, taskId = "", requestId = ""): void {
     const writer = this.#inline();
-    if (writer !== undefined) void callWriter(() => writer.writeAction(new HttpLogAction(host, message, taskId)));
+    if (writer !== undefined) void callWriter(() => writer.writeAction(new HttpLogAction(host, message, taskId, Date.now(), requestId)));
   }
 
   /** Called by `HttpServer.stop()`: drains the queues and closes the writers, waiting at most `closeTimeout` ms. */

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { HttpController } from "../../../src/http/http-controller.js";
+import type { HttpServer } from "../../../src/http/http-server.js";
+import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
+import { ask, raw, started } from "../http-test-client.js";
+import { Recording, recordingWriter } from "../logging/recording-writer.js";
+
+class Ctx {}
+
+@Uri("/things")
+class ThingsController extends HttpController<Ctx> {
+  @Get()
+  list(): unknown {
+    this.log("listed the things");
+    return [];
+  }
+
+  @Get("fail")
+  fail(): unknown {
+    throw new TypeError("handler broke");
+  }
+}
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("request ids", () => {
+  const recording = new Recording();
+  let server: HttpServer<Ctx>;
+
+  before(async () => {
+    server = await started(Ctx, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(ThingsController);
+      s.registerLogWriter(recordingWriter(recording));
+    });
+  });
+
+  after(async () => {
+    await server.stop();
+  });
+
+  test("a request without X-Request-Id gets a fresh UUID, answered in X-Request-Id", async () => {
+    const first = await ask(server.port, "/things");
+    const second = await ask(server.port, "/things");
+    assert.match(String(first.headers["x-request-id"]), uuid);
+    assert.match(String(second.headers["x-request-id"]), uuid);
+    assert.notEqual(first.headers["x-request-id"], second.headers["x-request-id"]);
+  });
+
+  test("a well-formed X-Request-Id is answered and logged as sent", async () => {
+    const id = "lb-7f3a.9c:01/x+y=";
+    const answer = await ask(server.port, "/things", { headers: { "X-Request-Id": id } });
+    assert.equal(answer.headers["x-request-id"], id);
+    await recording.until(() => recording.responses.some((r) => r.requestId === id) && recording.actions.some((a) => a.requestId === id));
+    assert.equal(recording.requests.find((r) => r.requestId === id)?.uri, "/things");
+    assert.equal(recording.actions.find((a) => a.requestId === id)?.message, "listed the things");
+    assert.equal(JSON.parse(JSON.stringify(recording.responses.find((r) => r.requestId === id)))?.requestId, id);
+  });
+
+  for (const [what, sent] of [
+    ["too long", "a".repeat(129)],
+    ["with a space", "abc def"],
+    ["with a quote", 'abc"def'],
+    ["empty", ""],
+    ["with non-ASCII letters", "café"],
+  ] as const) {
+    test(`an X-Request-Id ${what} is replaced by a fresh one`, async () => {
+      const answer = await ask(server.port, "/things", { headers: { "X-Request-Id": sent } });
+      assert.match(String(answer.headers["x-request-id"]), uuid);
+    });
+  }
+
+  test("an id of 128 characters is kept", async () => {
+    const id = "b".repeat(128);
+    const answer = await ask(server.port, "/things", { headers: { "X-Request-Id": id } });
+    assert.equal(answer.headers["x-request-id"], id);
+  });
+
+  test("errors carry the id too: a 404 and a 500, whose task id is logged beside the request id", async () => {
+    const missing = await ask(server.port, "/nowhere", { headers: { "X-Request-Id": "req-404" } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers["x-request-id"], "req-404");
+    const failed = await ask(server.port, "/things/fail", { headers: { "X-Request-Id": "req-500" } });
+    assert.equal(failed.status, 500);
+    assert.equal(failed.headers["x-request-id"], "req-500");
+    const taskId = (failed.json as { taskId: string }).taskId;
+    await recording.until(() => recording.errors.some((e) => e.taskId === taskId));
+    const error = recording.errors.find((e) => e.taskId === taskId);
+    assert.equal(error?.requestId, "req-500");
+    assert.equal(JSON.parse(JSON.stringify(error)).requestId, "req-500");
+  });
+
+  test("a request the server refuses before routing (HTTP/1.1 without Host) still gets an id", async () => {
+    const outcome = await raw(server.port, (write) => write("GET /things HTTP/1.1\r\n\r\n"));
+    assert.match(outcome.text, /^HTTP\/1\.1 400/);
+    assert.match(outcome.text, /x-request-id: [0-9a-f-]{36}\r\n/i);
+  });
+});
