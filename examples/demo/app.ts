@@ -1,5 +1,5 @@
 import { Context, type Database } from "tenon";
-import { DatabaseReadiness, HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
+import { DatabasePoolFigures, DatabaseReadiness, HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
 import { ApiDocsController } from "./api-docs.js";
 import { DemoAuthentication } from "./authentication.js";
 import {
@@ -29,6 +29,8 @@ export interface DemoOptions {
   readonly drainDelay?: number;
   /** The proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES; default the loopback peers). */
   readonly trustedProxies?: readonly string[];
+  /** Prometheus metrics on a second port, for scrapers with the token (METRICS_PORT, METRICS_TOKEN); undefined: none. */
+  readonly metrics?: { readonly port: number; readonly token: string };
 }
 
 /** Creates the schema and seed rows when missing (all of it again when `reset`). */
@@ -50,6 +52,10 @@ export async function createDemoServer(options: DemoOptions): Promise<HttpServer
   server.readiness = new DatabaseReadiness(options.database);
   server.drainDelay = options.drainDelay ?? 0;
   if (options.trustedProxies !== undefined) server.trustedProxies = options.trustedProxies;
+  if (options.metrics !== undefined) {
+    // docs/operations.md: requests, statements, the pool and the log queue, on their own port, never anonymous
+    server.metrics = { ...options.metrics, pools: [new DatabasePoolFigures("demo", database)] };
+  }
   server.registerAuthentication(DemoAuthentication);
   server.registerController(LogonController);
   server.registerController(HealthController);

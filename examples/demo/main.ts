@@ -4,7 +4,9 @@
 // DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log), WORKERS (serve from that many processes
 // sharing the port; unset: this one process), DRAIN_DELAY_MS (how long a stopping process keeps serving
 // after /api/ready turns 503; default 0), TRUSTED_PROXIES (comma-separated addresses or CIDR ranges whose
-// X-Forwarded-For is believed; default the loopback peers).
+// X-Forwarded-For is believed; default the loopback peers), METRICS_PORT (Prometheus metrics on this second
+// port; default PORT + 1000, ephemeral when PORT is 0; "off": none), METRICS_TOKEN (the bearer token a
+// scraper sends; default a random one, printed at start).
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import type { Database } from "tenon";
@@ -19,23 +21,39 @@ const databaseUrl = process.env.DATABASE_URL;
 const sqliteFile = process.env.DEMO_DB_FILE ?? resolve(root, "data", "demo.sqlite");
 const workers = process.env.WORKERS === undefined || process.env.WORKERS === "" ? 0 : Number(process.env.WORKERS);
 const reset = process.env.DEMO_RESET === "1";
+const port = Number(process.env.PORT ?? 8022);
+// Workers inherit the environment: one token for the primary's summed metrics and every worker.
+process.env.METRICS_TOKEN ??= randomBytes(18).toString("base64url");
+const metrics =
+  process.env.METRICS_PORT === "off"
+    ? undefined
+    : {
+        port: process.env.METRICS_PORT === undefined ? (port === 0 ? 0 : port + 1000) : Number(process.env.METRICS_PORT),
+        token: process.env.METRICS_TOKEN,
+      };
 
 /** Opens the database and starts the server; `prepared` when the schema was made by the primary. */
 async function serve(prepared: boolean): Promise<{ server: HttpServer<DemoContext>; database: Database }> {
   const database = await openDemoDatabase(databaseUrl, sqliteFile);
   const server = await createDemoServer({
     database,
-    port: Number(process.env.PORT ?? 8022),
+    port,
     reset: reset && !prepared,
     logFile: process.env.LOG_FILE ?? resolve(root, "data", "http.log"),
     drainDelay: Number(process.env.DRAIN_DELAY_MS ?? 0),
     trustedProxies: process.env.TRUSTED_PROXIES?.split(",").map((entry) => entry.trim()),
+    metrics,
   });
   return { server, database };
 }
 
 function announce(server: HttpServer<DemoContext>, database: Database): void {
   console.log(`Tenon demo listening on http://127.0.0.1:${server.port}/api (${database.dialect.name}, process ${process.pid})`);
+  if (server.metricsPort !== 0) announceMetrics(server.metricsPort);
+}
+
+function announceMetrics(metricsPort: number): void {
+  console.log(`Metrics on http://127.0.0.1:${metricsPort}/metrics (Authorization: Bearer ${process.env.METRICS_TOKEN})`);
 }
 
 if (workers === 0) {
@@ -64,9 +82,10 @@ if (workers === 0) {
 } else {
   // WORKERS=N: the primary makes the schema once, then N workers share the port; SIGTERM stops them all,
   // SIGHUP replaces them one at a time, and a worker that dies is replaced.
-  await runWorkers(
+  const supervisor = await runWorkers(
     {
       workers,
+      metrics,
       async prepare() {
         // One signing secret for every worker, and for the workers that replace them: a token issued by one
         // worker must be accepted by the others (each made its own random secret before).
@@ -91,4 +110,5 @@ if (workers === 0) {
       };
     },
   );
+  if (supervisor !== undefined && supervisor.metricsPort !== 0) announceMetrics(supervisor.metricsPort);
 }

@@ -1,5 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { ClusterMessages } from "./cluster-messages.js";
+import { checkedMetricsOptions, clusterMetricsVariable, type HttpMetricsOptions, loadPromClient } from "../http/operations/http-metrics.js";
+import { type MetricsListener, openMetricsListener } from "../http/operations/metrics-listener.js";
 
 /** How `runWorkers` runs and supervises the worker processes. */
 export interface RunWorkersOptions {
@@ -20,6 +22,13 @@ export interface RunWorkersOptions {
   readonly restartDelay?: number;
   /** Where the primary reports what it does (default `console.log`). */
   readonly log?: (message: string) => void;
+  /**
+   * Serve the workers' Prometheus metrics, summed, from the primary (port, token, and optionally
+   * `bindAddress` and `path`, as `HttpServer.metrics`). The workers' servers need `metrics` set too (their
+   * pools and process figures); they then answer the primary instead of listening themselves. Needs the
+   * optional peer dependency `prom-client`.
+   */
+  readonly metrics?: Pick<HttpMetricsOptions, "port" | "bindAddress" | "path" | "token">;
 }
 
 /** What a worker's start function answers: the way to stop what it started. */
@@ -32,6 +41,8 @@ export interface RunningWorker {
 export interface WorkerSupervisor {
   /** The process ids of the workers serving now. */
   readonly pids: readonly number[];
+  /** The port the primary serves the workers' summed metrics on (0 without `metrics`). */
+  readonly metricsPort: number;
   /** Replaces the workers one at a time: a new one is started and serving before an old one is stopped. */
   rollingRestart(): Promise<void>;
   /** Stops every worker (SIGTERM, then SIGKILL after `stopTimeout`) and answers whether all exited with 0. */
@@ -68,6 +79,7 @@ export async function runWorkers(
   }
   const supervisor = new Supervisor(options);
   await options.prepare?.();
+  await supervisor.serveMetrics();
   await supervisor.start();
   return supervisor;
 }
@@ -116,6 +128,7 @@ class Supervisor implements WorkerSupervisor {
   #restartDelay: number;
   #stopping: Promise<boolean> | undefined;
   #restarting: Promise<void> | undefined;
+  #metrics: MetricsListener | undefined;
 
   constructor(options: RunWorkersOptions) {
     this.#options = options;
@@ -125,6 +138,22 @@ class Supervisor implements WorkerSupervisor {
 
   get pids(): readonly number[] {
     return [...this.#serving].map((worker) => worker.process.pid ?? 0);
+  }
+
+  get metricsPort(): number {
+    return this.#metrics?.port ?? 0;
+  }
+
+  /** With `metrics`: serves the sum of the workers' registries (prom-client's cluster protocol). */
+  async serveMetrics(): Promise<void> {
+    if (this.#options.metrics === undefined) return;
+    const endpoint = checkedMetricsOptions(this.#options.metrics);
+    const prom = await loadPromClient();
+    const aggregator = new prom.AggregatorRegistry();
+    this.#metrics = await openMetricsListener(endpoint, async () => ({
+      text: await aggregator.clusterMetrics(),
+      contentType: aggregator.contentType,
+    }));
   }
 
   async start(): Promise<void> {
@@ -177,6 +206,7 @@ class Supervisor implements WorkerSupervisor {
         (worker): worker is Worker => worker !== undefined,
       );
       const codes = await Promise.all([...new Set(all)].map((worker) => this.#retire(worker)));
+      await this.#metrics?.close();
       return codes.every((code) => code === 0);
     })();
     return this.#stopping;
@@ -184,7 +214,7 @@ class Supervisor implements WorkerSupervisor {
 
   /** Forks a worker and resolves once it serves; rejects when it exits or times out first. */
   #fork(): Promise<Worker> {
-    const worker = cluster.fork();
+    const worker = cluster.fork(this.#options.metrics === undefined ? undefined : { [clusterMetricsVariable]: "1" });
     this.#startedAt.set(worker, Date.now());
     worker.on("exit", (code, signal) => this.#onExit(worker, code, signal));
     const timeoutMs = this.#options.startTimeout ?? 60000;

@@ -65,6 +65,11 @@ export interface Database {
    * @internal A fast path, not API (API.md).
    */
   acquireNow?(): Connection | undefined;
+  /**
+   * How full the pool is now: connections lent to sessions, idle in the pool, and sessions waiting for one
+   * (for metrics). Optional: the embedded engine, with its one shared connection, has none.
+   */
+  poolFigures?(): { readonly inUse: number; readonly idle: number; readonly waiting: number };
   /** Closes every connection. Call it on every path that ends the process (SPEC.md 3). */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { HttpError } from "./http-errors.js";
 import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
 import { requestIdOf } from "./operations/request-id.js";
+import type { RequestObservation } from "./operations/request-observer.js";
 
 /** A name and its value: one header or one query-string parameter. */
 export type HttpNameValue = readonly [name: string, value: string];
@@ -41,6 +42,8 @@ export class HttpRequest {
   readonly body: Buffer;
   /** The authenticated caller, filled by the authentication class; undefined for anonymous requests. */
   user: HttpUser | undefined = undefined;
+  /** @internal What metrics, tracing and the slow request log keep about the request; undefined when they are off. */
+  observation: RequestObservation | undefined = undefined;
 
   readonly #raw: IncomingMessage;
   readonly #remoteIp: string;

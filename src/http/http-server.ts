@@ -22,6 +22,8 @@ import { BasicAuthentication } from "./auth/basic-authentication.js";
 import { buildOpenApiDocument, type DocumentedRoute } from "./openapi/openapi-builder.js";
 import { openApiController } from "./openapi/openapi-controller.js";
 import type { OpenApiDocument, OpenApiOptions } from "./openapi/openapi-types.js";
+import { checkedMetricsOptions, type HttpMetricsOptions, startMetrics } from "./operations/http-metrics.js";
+import { OperationsObserver } from "./operations/operations-observer.js";
 
 /**
  * How the server gets each request's context: a class, built with `new` and no arguments, or a function that
@@ -99,6 +101,9 @@ export class HttpServer<C> {
   #balancer: BalancerState | undefined;
   #openApiOptions: OpenApiOptions = {};
   #openApiText: string | undefined;
+  #metrics: Required<HttpMetricsOptions> | undefined;
+  #metricsPort = 0;
+  #operations: OperationsObserver | undefined;
 
   /**
    * @param context the per-request context: a class built with no arguments for every request, or a function
@@ -280,6 +285,26 @@ export class HttpServer<C> {
     this.#readinessTimeout = value;
   }
 
+  /**
+   * Prometheus metrics (docs/operations.md), off by default: set `{ port, token }` (and optionally
+   * `bindAddress`, default `127.0.0.1`, `path`, `pools`) to serve them on a listener of their own to
+   * scrapers sending `Authorization: Bearer <token>`. Needs the optional peer dependency `prom-client`,
+   * loaded by `start()`. In workers started by `runWorkers` with `metrics`, the primary serves the sum of all
+   * workers instead. An invalid setting throws `HttpServerError`.
+   */
+  get metrics(): HttpMetricsOptions | undefined {
+    return this.#metrics;
+  }
+  set metrics(value: HttpMetricsOptions | undefined) {
+    this.#guard("metrics");
+    this.#metrics = value === undefined ? undefined : checkedMetricsOptions(value);
+  }
+
+  /** The port the metrics listener bound while running (0 when stopped, without metrics, or in an aggregated worker). */
+  get metricsPort(): number {
+    return this.#metricsPort;
+  }
+
   /** True from the moment `stop()` begins until the server is stopped: `/ready` answers 503. */
   get isDraining(): boolean {
     return this.#state === "stopping";
@@ -409,6 +434,14 @@ export class HttpServer<C> {
       this.#state = "stopped";
       throw error;
     }
+    let operations: OperationsObserver | undefined;
+    let counted: RequestPipeline<C> | undefined;
+    try {
+      operations = await this.#startOperations(() => counted?.inFlight ?? 0);
+    } catch (error) {
+      this.#state = "stopped";
+      throw error;
+    }
     const pipeline = new RequestPipeline<C>({
       createContext: this.#createContext,
       router,
@@ -421,7 +454,9 @@ export class HttpServer<C> {
       isTrustedProxy: trustedProxyRule(this.#trustedProxies),
       bodyTimeout: this.#bodyTimeout,
       minBodyDataRate: this.#minBodyDataRate,
+      observer: operations,
     });
+    counted = pipeline;
     try {
       this.#logger?.open({ onCanLog: this.#onCanLog, onRedactContent: this.#onRedactContent });
       const addresses = this.#bindAddresses.length > 0 ? this.#bindAddresses : ["0.0.0.0"];
@@ -443,9 +478,11 @@ export class HttpServer<C> {
       this.#servers = [];
       pipeline.close();
       if (this.#logger !== undefined) await this.#logger.close();
+      await this.#stopOperations(operations);
       this.#state = "stopped";
       throw error;
     }
+    this.#operations = operations;
     this.#pipeline = pipeline;
     this.#balancer = balancer;
     this.#state = "running";
@@ -470,11 +507,38 @@ export class HttpServer<C> {
       if (this.#logger !== undefined) await this.#logger.close();
     } finally {
       pipeline.close();
+      await this.#stopOperations(this.#operations);
+      this.#operations = undefined;
       this.#servers = [];
       this.#pipeline = undefined;
       this.#balancer = undefined;
       this.#state = "stopped";
       runningServers.count--;
+    }
+  }
+
+  /** Starts metrics (and the other operations features) when configured; undefined when all are off. */
+  async #startOperations(inFlight: () => number): Promise<OperationsObserver | undefined> {
+    if (this.#metrics === undefined) return undefined;
+    const logger = this.#logger;
+    const metrics = await startMetrics(this.#metrics, {
+      inFlight,
+      log:
+        logger === undefined
+          ? undefined
+          : () => ({ writer: logger.writerClass.name, queueDepth: logger.queueDepth, discarded: logger.discardedTotal }),
+      pools: this.#metrics.pools,
+    });
+    this.#metricsPort = metrics.port;
+    return new OperationsObserver(metrics);
+  }
+
+  async #stopOperations(operations: OperationsObserver | undefined): Promise<void> {
+    this.#metricsPort = 0;
+    try {
+      await operations?.close();
+    } catch {
+      // a listener that fails to close leaves nothing for the caller to do
     }
   }
 
@@ -544,6 +608,7 @@ export class HttpServer<C> {
           areas: route.areas,
           requiresAuthentication,
           description,
+          route: pattern,
         };
         yield { controller, methodName: route.methodName, verb: route.verb, pattern, target };
       }

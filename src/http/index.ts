@@ -19,6 +19,8 @@ export {
   HttpNotReadyError,
 } from "./http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";
+export type { HttpMetricsOptions } from "./operations/http-metrics.js";
+export type { HttpPoolFigures, PoolFigures } from "./operations/pool-figures.js";
 export {
   Uri,
   Get,
@@ -62,5 +64,6 @@ export { HttpEntityReader, type HttpEntityPage } from "./crud/http-entity-reader
 export { HttpEntityWriter, type HttpEntityWriterEvent, type HttpEntityDeleted } from "./crud/http-entity-writer.js";
 export { HttpEntityController, HttpEntityReadController } from "./crud/http-entity-controller.js";
 export { DatabaseReadiness } from "./crud/database-readiness.js";
+export { DatabasePoolFigures } from "./crud/database-pool-figures.js";
 export { HttpFilterParameters } from "./crud/http-filter-parameters.js";
 export { parseFilterBody, type FilterColumns, type FilterValueReader } from "./crud/http-filter-body.js";

@@ -14,6 +14,7 @@ import { writeClientError, writePreflight, writeResponse } from "./response-writ
 import { isSettledDisposal } from "../disposal.js";
 import { isInt32 } from "../values/integer-range.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
+import type { RequestObserver } from "./operations/request-observer.js";
 
 /** What the router holds for one route. @internal */
 export interface RouteTarget<C> {
@@ -26,6 +27,8 @@ export interface RouteTarget<C> {
   readonly requiresAuthentication: boolean;
   /** `GET /api/x/? (Controller.method)`, for messages. */
   readonly description: string;
+  /** The route template, `/api/x/?`: the route label of metrics and traces. */
+  readonly route: string;
 }
 
 /** The settings a running server works with, frozen at `start()`. @internal */
@@ -46,6 +49,8 @@ export interface PipelineSettings<C> {
   readonly bodyTimeout: number;
   /** The bytes of body that earn one more second. */
   readonly minBodyDataRate: number;
+  /** Metrics, tracing and the slow request log; undefined when all are off. */
+  readonly observer: RequestObserver | undefined;
 }
 
 /** The optional hooks a context class may have. */
@@ -155,6 +160,8 @@ export class RequestPipeline<C> {
   expire(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     const logger = this.#settings.logger;
     const request = new HttpRequest(req, req.method ?? "", body, this.#services);
+    const observer = this.#settings.observer;
+    if (observer !== undefined) request.observation = observer.begin(request);
     logger?.logRequest(request);
     const response = new HttpResponse();
     const status = HttpStatus.requestTimeout;
@@ -167,6 +174,7 @@ export class RequestPipeline<C> {
       res.destroy();
     }
     logger?.logResponse(request, response);
+    if (request.observation !== undefined) observer?.end(request.observation, request, response);
     this.#finished();
   }
 
@@ -215,6 +223,8 @@ export class RequestPipeline<C> {
     }
     const request = new HttpRequest(req, method, body, this.#services);
     const response = new HttpResponse();
+    const observer = settings.observer;
+    if (observer !== undefined) request.observation = observer.begin(request);
     settings.logger?.logRequest(request);
     let context: C | undefined;
     let pending: void | Promise<unknown>;
@@ -223,7 +233,11 @@ export class RequestPipeline<C> {
       (context as ContextHooks).attachRequest?.(request, response);
       if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpMessages.payloadTooLarge(settings.maxRequestContentLength));
       if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpMessages.methodOverrideRefused);
-      pending = this.#dispatch(request, response, context);
+      if (observer === undefined) pending = this.#dispatch(request, response, context);
+      else {
+        const built = context;
+        pending = observer.run(request.observation!, request, () => this.#dispatch(request, response, built));
+      }
     } catch (error) {
       this.#complete(res, request, response, context, tooLarge, true, error);
       return;
@@ -280,6 +294,7 @@ export class RequestPipeline<C> {
     // HEAD runs the GET route itself (node:http leaves the body out), so the two can never diverge.
     const method = request.method;
     const match = settings.router.resolve(method === "HEAD" ? "GET" : method, path);
+    if (request.observation !== undefined && match !== undefined) request.observation.route = match.target.route;
     if (match === undefined) {
       if (settings.authenticateUnknown)
         return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
@@ -364,6 +379,7 @@ export class RequestPipeline<C> {
       logger.logResponse(request, response);
       if (response.statusCode >= 500) logger.logError(request, response, taskId, error);
     }
+    if (request.observation !== undefined) settings.observer?.end(request.observation, request, response);
   }
 }
 

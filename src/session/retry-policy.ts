@@ -1,4 +1,5 @@
 import { TransientDatabaseError } from "../errors.js";
+import { statementObservation } from "../observation/statement-observer.js";
 
 /**
  * How a unit of work is run again after a transient database failure (a serialization or certification
@@ -59,6 +60,7 @@ export async function runWithRetry<R>(
     } catch (error) {
       if (retry > policy.retries || !isRetryable(error)) throw error;
       recover(error);
+      statementObservation.current?.retried(error);
       await new Promise((resolve) => setTimeout(resolve, retryDelay(policy, retry)));
     }
   }

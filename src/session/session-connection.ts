@@ -1,6 +1,8 @@
 import { settledDisposal } from "../disposal.js";
 import type { Connection, Database } from "../engines/database.js";
 import { ContextDisposedError } from "../errors.js";
+import { statementObservation } from "../observation/statement-observer.js";
+import { ObservedConnection } from "./observed-connection.js";
 
 /**
  * Where a session's connection stands. One field holds it, so that no two fields can disagree (a promise
@@ -34,8 +36,10 @@ export class SessionConnection {
     const state = this.#state;
     if (state.phase === "open") return state.connection;
     if (state.phase !== "idle") return undefined;
-    const connection = this.#database.acquireNow?.();
-    if (connection !== undefined) this.#state = { phase: "open", connection, ready: undefined };
+    const acquired = this.#database.acquireNow?.();
+    if (acquired === undefined) return undefined;
+    const connection = observed(acquired);
+    this.#state = { phase: "open", connection, ready: undefined };
     return connection;
   }
 
@@ -53,7 +57,7 @@ export class SessionConnection {
       case "idle": {
         const connection = this.now();
         if (connection !== undefined) return this.acquire();
-        const pending = this.#database.acquire();
+        const pending = statementObservation.current === undefined ? this.#database.acquire() : this.#database.acquire().then(observed);
         const opening: ConnectionState = { phase: "opening", pending };
         this.#state = opening;
         pending.then(
@@ -103,6 +107,12 @@ export class SessionConnection {
     this.#state = { phase: "open", connection, ready };
     return ready;
   }
+}
+
+/** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
+function observed(connection: Connection): Connection {
+  const observer = statementObservation.current;
+  return observer === undefined ? connection : new ObservedConnection(connection, observer);
 }
 
 /** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */

@@ -19,7 +19,7 @@ export interface DemoProcess {
 /** Starts the demo on an ephemeral port with the given environment; rejects when it does not come up in time. */
 export function startDemo(env: Record<string, string>, timeoutMs = 60000): Promise<DemoProcess> {
   const child: ChildProcess = spawn(process.execPath, [demoMain], {
-    env: { ...process.env, PORT: "0", DEMO_RESET: "", DATABASE_URL: "", ...env },
+    env: { ...process.env, PORT: "0", METRICS_PORT: "0", DEMO_RESET: "", DATABASE_URL: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";

@@ -153,6 +153,12 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
   }
 
   /** @inheritdoc */
+  /** @inheritdoc */
+  poolFigures(): { readonly inUse: number; readonly idle: number; readonly waiting: number } {
+    const pool = this.#pool;
+    return { inUse: pool.activeConnections(), idle: pool.idleConnections(), waiting: pool.taskQueueSize() };
+  }
+
   protected endPool(): Promise<void> {
     return this.#pool.end();
   }

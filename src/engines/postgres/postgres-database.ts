@@ -97,6 +97,12 @@ export class PostgresDatabase extends PooledDatabase<PostgresConnection> {
   }
 
   /** @inheritdoc */
+  /** @inheritdoc */
+  poolFigures(): { readonly inUse: number; readonly idle: number; readonly waiting: number } {
+    const pool = this.#pool;
+    return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  }
+
   protected endPool(): Promise<void> {
     return this.#pool.end();
   }

@@ -42,6 +42,7 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
   #reportTimer: NodeJS.Timeout | undefined;
   #inlineWriter: HttpLogWriter | undefined;
   #inlineRetryAt = 0;
+  #discardedByClosedConsumers = 0;
 
   /**
    * Creates one writer and discards it at once (SPEC.md 6.2 rule 2): a constructor that throws stops start-up.
@@ -116,10 +117,25 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
     if (writer !== undefined) void callWriter(() => writer.writeAction(new HttpLogAction(host, message, taskId, Date.now(), requestId)));
   }
 
+  /** The entries waiting in the consumers' queues now (for metrics). */
+  get queueDepth(): number {
+    let depth = 0;
+    for (const consumer of this.#consumers) depth += consumer.size;
+    return depth;
+  }
+
+  /** Every entry a full queue rejected since the logger was created (for metrics). */
+  get discardedTotal(): number {
+    let total = this.#discardedByClosedConsumers;
+    if (!this.#closed) for (const consumer of this.#consumers) total += consumer.discardedTotal;
+    return total;
+  }
+
   /** Called by `HttpServer.stop()`: drains the queues and closes the writers, waiting at most `closeTimeout` ms. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const consumer of this.#consumers) this.#discardedByClosedConsumers += consumer.discardedTotal;
     if (this.#reportTimer !== undefined) {
       clearInterval(this.#reportTimer);
       this.#reportTimer = undefined;

@@ -110,15 +110,20 @@ export class LogConsumer {
     return this.#parameters.hasQueueRoom(this.size);
   }
 
+  /** Every entry a full queue rejected since this consumer was created (for metrics). */
+  discardedTotal = 0;
+
   /** Counts an entry of `host` as rejected by a full queue, without building it. */
   discard(host: string): void {
     this.#discards.count(host);
+    this.discardedTotal++;
   }
 
   /** Queues an entry, or counts it as discarded when the queue is full. Never waits. */
   enqueue(entry: LogEntry): void {
     if (!this.#parameters.hasQueueRoom(this.size)) {
       this.#discards.count(entry.host);
+      this.discardedTotal++;
       return;
     }
     this.#queue.push(entry);

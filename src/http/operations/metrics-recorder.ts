@@ -1,0 +1,203 @@
+import type { Registry } from "prom-client";
+import { TransientDatabaseError } from "../../errors.js";
+import type { StatementObserver } from "../../observation/statement-observer.js";
+import type { HttpRequest } from "../http-request.js";
+import type { HttpResponse } from "../http-response.js";
+import type { HttpPoolFigures } from "./pool-figures.js";
+import type { RequestObservation } from "./request-observer.js";
+import { collectedMetric, type HistogramSeries, SeriesHistogram } from "./series-histogram.js";
+
+/** Latency buckets in seconds: 1 ms to 10 s. */
+const latencyBuckets: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Statement buckets in seconds: 0.1 ms to 5 s. */
+const statementBuckets: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
+
+/** The method labels; anything else is `other`, so that invented methods cannot add series. */
+const knownMethods: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+/** The route label of a request that matched no route. */
+export const unmatchedRoute = "<unmatched>";
+
+/** The statement kinds counted, by the first keyword of the SQL text. */
+const statementKinds = ["select", "insert", "update", "delete", "other"] as const;
+type StatementKind = (typeof statementKinds)[number];
+
+/** The kind of a statement from its first keyword (`WITH` reads as select). @internal */
+export function statementKindOf(sql: string): StatementKind {
+  let i = 0;
+  while (i < sql.length && sql.charCodeAt(i) <= 32) i++;
+  const word = sql.slice(i, i + 6).toLowerCase();
+  if (word === "select" || word.startsWith("with")) return "select";
+  if (word === "insert") return "insert";
+  if (word === "update") return "update";
+  if (word === "delete") return "delete";
+  return "other";
+}
+
+/** A request series: latency, and the body bytes in and out. */
+interface RequestSeries {
+  readonly latency: HistogramSeries;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** A statement in flight: its kind and start. */
+interface StatementToken {
+  readonly kind: StatementKind;
+  readonly start: number;
+}
+
+/** Where the recorder reads the figures that exist without it. @internal */
+export interface MetricsSources {
+  /** Requests in flight now. */
+  readonly inFlight: () => number;
+  /** The log writer's name, queue depth and discards; undefined without a writer. */
+  readonly log: (() => { readonly writer: string; readonly queueDepth: number; readonly discarded: number }) | undefined;
+  /** The pools to report. */
+  readonly pools: readonly HttpPoolFigures[];
+}
+
+/**
+ * The Prometheus metrics of one server (docs/operations.md lists the series): requests by method, route
+ * template and status, their latency and body bytes, requests in flight, statements by kind, retries and
+ * transient failures, pools, and the log queue. Figures that exist anyway (in flight, pools, log queue)
+ * are read at scrape time; the request path updates series found once per route, method and status.
+ * @internal
+ */
+export class MetricsRecorder implements StatementObserver {
+  /** The registry the exposition is rendered from. */
+  readonly registry: Registry;
+  readonly #requests: SeriesHistogram;
+  /** route -> (method index * 1000 + status) -> series */
+  readonly #requestSeries = new Map<string, Map<number, RequestSeries>>();
+  readonly #statementSeries: Record<StatementKind, HistogramSeries>;
+  readonly #statementFailures: Record<StatementKind, number> = { select: 0, insert: 0, update: 0, delete: 0, other: 0 };
+  #transientFailures = 0;
+  #retries = 0;
+
+  constructor(registry: Registry, sources: MetricsSources) {
+    this.registry = registry;
+    this.#requests = new SeriesHistogram(
+      "tenon_http_request_duration_seconds",
+      "HTTP requests: time from the body read to the answer written, by method, route template and status.",
+      latencyBuckets,
+    );
+    const statements = new SeriesHistogram(
+      "tenon_db_statement_duration_seconds",
+      "SQL statements run by sessions, by kind (select, insert, update, delete, other).",
+      statementBuckets,
+    );
+    this.#statementSeries = {
+      select: statements.series({ kind: "select" }),
+      insert: statements.series({ kind: "insert" }),
+      update: statements.series({ kind: "update" }),
+      delete: statements.series({ kind: "delete" }),
+      other: statements.series({ kind: "other" }),
+    };
+    const requestSeries = (): { route: string; key: number; series: RequestSeries }[] => {
+      const all: { route: string; key: number; series: RequestSeries }[] = [];
+      for (const [route, byKey] of this.#requestSeries) for (const [key, series] of byKey) all.push({ route, key, series });
+      return all;
+    };
+    const metrics = [
+      this.#requests.metric,
+      collectedMetric(
+        "tenon_http_request_body_bytes_total",
+        "Request body bytes received, by method, route template and status.",
+        "counter",
+        () => requestSeries().map(({ series }) => ({ labels: series.latency.labels, value: series.bytesIn })),
+      ),
+      collectedMetric(
+        "tenon_http_response_body_bytes_total",
+        "Response body bytes sent, by method, route template and status.",
+        "counter",
+        () => requestSeries().map(({ series }) => ({ labels: series.latency.labels, value: series.bytesOut })),
+      ),
+      collectedMetric("tenon_http_requests_in_flight", "Requests between arrival and the disposal of their context.", "gauge", () => [
+        { labels: {}, value: sources.inFlight() },
+      ]),
+      statements.metric,
+      collectedMetric("tenon_db_statement_failures_total", "SQL statements that failed, by kind.", "counter", () =>
+        statementKinds.map((kind) => ({ labels: { kind }, value: this.#statementFailures[kind] })),
+      ),
+      collectedMetric(
+        "tenon_db_transient_failures_total",
+        "Statements that failed with a transient database failure (connection lost, server away, conflict, timeout).",
+        "counter",
+        () => [{ labels: {}, value: this.#transientFailures }],
+      ),
+      collectedMetric("tenon_db_retries_total", "Units of work run again after a transient failure.", "counter", () => [
+        { labels: {}, value: this.#retries },
+      ]),
+      collectedMetric("tenon_db_pool_connections", "Pool connections by state (in_use, idle), per database.", "gauge", () =>
+        sources.pools.flatMap((pool) => {
+          const figures = pool.figures();
+          return [
+            { labels: { database: pool.name, state: "in_use" }, value: figures.inUse },
+            { labels: { database: pool.name, state: "idle" }, value: figures.idle },
+          ];
+        }),
+      ),
+      collectedMetric("tenon_db_pool_waiting", "Sessions waiting for a pool connection, per database.", "gauge", () =>
+        sources.pools.map((pool) => ({ labels: { database: pool.name }, value: pool.figures().waiting })),
+      ),
+    ];
+    const log = sources.log;
+    if (log !== undefined) {
+      metrics.push(
+        collectedMetric("tenon_log_queue_depth", "Log entries waiting for the writer, per writer.", "gauge", () => {
+          const figures = log();
+          return [{ labels: { writer: figures.writer }, value: figures.queueDepth }];
+        }),
+        collectedMetric("tenon_log_discarded_total", "Log entries rejected by a full queue, per writer.", "counter", () => {
+          const figures = log();
+          return [{ labels: { writer: figures.writer }, value: figures.discarded }];
+        }),
+      );
+    }
+    for (const metric of metrics) registry.registerMetric(metric as never);
+  }
+
+  /** Counts one answered request. */
+  recordRequest(observation: RequestObservation, request: HttpRequest, response: HttpResponse): void {
+    const seconds = (performance.now() - observation.start) / 1000;
+    const route = observation.route === "" ? unmatchedRoute : observation.route;
+    let methodIndex = knownMethods.indexOf(request.method);
+    if (methodIndex < 0) methodIndex = knownMethods.length;
+    const status = response.statusCode;
+    const key = methodIndex * 1000 + status;
+    let byKey = this.#requestSeries.get(route);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.#requestSeries.set(route, byKey);
+    }
+    let series = byKey.get(key);
+    if (series === undefined) {
+      const method = methodIndex < knownMethods.length ? knownMethods[methodIndex] : "other";
+      series = { latency: this.#requests.series({ method, route, status: String(status) }), bytesIn: 0, bytesOut: 0 };
+      byKey.set(key, series);
+    }
+    series.latency.observe(seconds);
+    series.bytesIn += request.body.length;
+    series.bytesOut += Buffer.byteLength(response.content);
+  }
+
+  /** @inheritdoc */
+  statementStarted(sql: string): unknown {
+    return { kind: statementKindOf(sql), start: performance.now() } satisfies StatementToken;
+  }
+
+  /** @inheritdoc */
+  statementEnded(token: unknown, error: unknown): void {
+    const { kind, start } = token as StatementToken;
+    this.#statementSeries[kind].observe((performance.now() - start) / 1000);
+    if (error !== undefined) {
+      this.#statementFailures[kind]++;
+      if (error instanceof TransientDatabaseError) this.#transientFailures++;
+    }
+  }
+
+  /** @inheritdoc */
+  retried(): void {
+    this.#retries++;
+  }
+}

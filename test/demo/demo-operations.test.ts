@@ -1,0 +1,55 @@
+// The demo's operations features: request ids, and Prometheus metrics on a second port with a token.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { ask } from "../http/http-test-client.js";
+import { parseExposition, samplesOf } from "../http/operations/exposition.js";
+import { type DemoDatabase, sqliteDemoEngine } from "./demo-engines.js";
+import { type DemoProcess, startDemo } from "./demo-process.js";
+
+const metricsToken = "demo-metrics-token-0123";
+
+/** The metrics port the demo printed, once it has. */
+async function metricsPortOf(demo: DemoProcess): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const match = /Metrics on http:\/\/127\.0\.0\.1:(\d+)\/metrics \(Authorization: Bearer (\S+)\)/.exec(demo.output());
+    if (match !== null) {
+      assert.equal(match[2], metricsToken);
+      return Number(match[1]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`no metrics line: ${demo.output()}`);
+}
+
+describe("the demo's operations", () => {
+  let db: DemoDatabase;
+  let demo: DemoProcess;
+
+  before(async () => {
+    db = await sqliteDemoEngine.open();
+    demo = await startDemo({ ...db.env, METRICS_TOKEN: metricsToken });
+  });
+  after(async () => {
+    await demo?.stop();
+    await db?.close();
+  });
+
+  test("every answer carries a request id, the caller's when well-formed", async () => {
+    assert.match(String((await ask(demo.port, "/api/live")).headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+    assert.equal((await ask(demo.port, "/api/live", { headers: { "X-Request-Id": "demo-1" } })).headers["x-request-id"], "demo-1");
+  });
+
+  test("serves Prometheus metrics on a second port, only with the token", async () => {
+    const port = await metricsPortOf(demo);
+    assert.notEqual(port, demo.port);
+    await ask(demo.port, "/api/companies");
+    assert.equal((await ask(port, "/metrics")).status, 401);
+    const answer = await ask(port, "/metrics", { headers: { authorization: `Bearer ${metricsToken}` } });
+    assert.equal(answer.status, 200);
+    const metrics = parseExposition(answer.text);
+    assert.ok(samplesOf(metrics, "tenon_http_request_duration_seconds_count", { route: "/api/live", status: "200" }).length === 1);
+    assert.ok(samplesOf(metrics, "tenon_http_request_duration_seconds_count", { route: "/api/companies", status: "401" }).length === 1);
+    assert.equal(samplesOf(metrics, "tenon_db_pool_connections", { database: "demo" }).length, 2);
+    assert.equal(samplesOf(metrics, "tenon_log_queue_depth", { writer: "JsonLinesLogWriter" }).length, 1);
+  });
+});
