@@ -12,6 +12,7 @@ import {
   Post,
   Uri,
   type HttpContext,
+  type HttpEntityBulkResult,
   type HttpEntityDeleted,
   type HttpEntityPage,
   type HttpEntityWriter,
@@ -112,6 +113,9 @@ abstract class DemoEntityController<T extends object> extends HttpEntityControll
   @Area("write") override insert(): Promise<unknown> {
     return super.insert();
   }
+  @Area("write") override bulk(): Promise<HttpEntityBulkResult> {
+    return super.bulk();
+  }
   @Area("write") override update(): Promise<unknown> {
     return super.update();
   }
@@ -168,6 +172,7 @@ async function saveOrderLines(context: HttpContext, order: Order): Promise<void>
     (await context.select(OrderLine, new Filter().addWhere("OrderID = :orderId", { orderId: order.id }))).map((line) => [line.id, line]),
   );
   const added: OrderLine[] = [];
+  const changed: OrderLine[] = [];
   const keep = new Set<number>();
   for (const line of lines) {
     line.order.id = order.id;
@@ -177,10 +182,11 @@ async function saveOrderLines(context: HttpContext, order: Order): Promise<void>
       added.push(line);
     } else {
       keep.add(line.id);
-      if (!sameLine(before, line)) await context.update(line);
+      if (!sameLine(before, line)) changed.push(line);
     }
   }
-  // New and removed lines go in a few multi-row statements, not one round trip each (docs/crud.md).
+  // New, changed and removed lines go in a few multi-row statements, not one round trip each (docs/crud.md).
+  await context.updateAll(changed);
   await context.insertAll(added);
   await context.deleteAll([...stored.values()].filter((line) => !keep.has(line.id)));
 }

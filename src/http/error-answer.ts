@@ -9,7 +9,14 @@ import {
   ValidationError,
   type ValidationFailure,
 } from "../errors.js";
-import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpNotReadyError, HttpUnauthorizedError } from "./http-errors.js";
+import {
+  HttpBulkItemError,
+  HttpError,
+  HttpForbiddenError,
+  HttpMethodNotAllowedError,
+  HttpNotReadyError,
+  HttpUnauthorizedError,
+} from "./http-errors.js";
 import { HttpDefaults, HttpMessages } from "./http-messages.js";
 import { type HttpAnswerHeader, HttpStatusCatalogue, type HttpStatusEntry, httpStatusEntryOf } from "./http-status-catalogue.js";
 
@@ -80,6 +87,13 @@ const retryAfter: readonly (readonly [string, string])[] = serviceUnavailable.he
 export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
   const catalogue = HttpStatusCatalogue;
   let status: number = internalServerError.status;
+  if (error instanceof HttpBulkItemError) {
+    // The item's own answer, with which item it was.
+    const answer = errorAnswerOf(error.cause, path);
+    if (answer.status >= 500) return answer;
+    const body = { ...(JSON.parse(answer.body) as object), operation: error.operation, index: error.index };
+    return { ...answer, body: JSON.stringify(body) };
+  }
   if (error instanceof HttpUnauthorizedError) {
     return clientError(catalogue.unauthorized, HttpMessages.unauthorized(path), { "WWW-Authenticate": error.challenge });
   } else if (error instanceof HttpForbiddenError) {

@@ -75,3 +75,20 @@ export class HttpNotReadyError extends HttpError {
     super(HttpStatus.serviceUnavailable, reason, options);
   }
 }
+
+/**
+ * The failure of one item of a bulk request: answered as its cause would be (400, 404, 409, 422...), with
+ * the item's `"operation"` and `"index"` added to the body. A cause answered 5xx keeps its constant body.
+ */
+export class HttpBulkItemError extends TenonError {
+  /** The list of the failed item: `insert`, `update` or `delete`. */
+  readonly operation: string;
+  /** The item's position in its list, from 0. */
+  readonly index: number;
+  /** @param operation the item's list. @param index its position. @param cause what the item raised. */
+  constructor(operation: string, index: number, cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.operation = operation;
+    this.index = index;
+  }
+}

@@ -34,6 +34,8 @@ export const HttpStatus = {
 /** Defaults of the server's settings (SPEC.md 2.1, 8; API.md "Other defaults"). */
 export const HttpDefaults = {
   serverHeader: "tenon",
+  /** The most items one bulk body of the generic writer may carry (`HttpEntityWriter.maxBulkItems`). */
+  maxBulkItems: 1000,
   maxRequestContentLength: 1048576,
   corsMaxAge: 600,
   corsAllowMethods: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",

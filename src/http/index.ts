@@ -17,6 +17,7 @@ export {
   HttpForbiddenError,
   HttpMethodNotAllowedError,
   HttpNotReadyError,
+  HttpBulkItemError,
 } from "./http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";
 export type { HttpMetricsOptions } from "./operations/http-metrics.js";
@@ -61,7 +62,12 @@ export type { HttpLogNameValues, HttpLogNameValueJson, HttpLogUser } from "./log
 export { JsonLinesLogWriter, type JsonLinesLogKind } from "./logging/json-lines-log-writer.js";
 export { HttpContext } from "./crud/http-context.js";
 export { HttpEntityReader, type HttpEntityPage } from "./crud/http-entity-reader.js";
-export { HttpEntityWriter, type HttpEntityWriterEvent, type HttpEntityDeleted } from "./crud/http-entity-writer.js";
+export {
+  HttpEntityWriter,
+  type HttpEntityWriterEvent,
+  type HttpEntityDeleted,
+  type HttpEntityBulkResult,
+} from "./crud/http-entity-writer.js";
 export { HttpEntityController, HttpEntityReadController } from "./crud/http-entity-controller.js";
 export { DatabaseReadiness } from "./crud/database-readiness.js";
 export { DatabasePoolFigures } from "./crud/database-pool-figures.js";

@@ -4,12 +4,12 @@ import { hasEvents, runAfterEvents, runBeforeEvents } from "../events/entity-eve
 import type { EntityClass } from "../mapping/column-type.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
-import { statementsOf } from "../sql/entity-statements.js";
+import { type EntityStatements, statementsOf } from "../sql/entity-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
 import { int32Range } from "../values/integer-range.js";
 import { insertRows, rowsPerStatement } from "./insert-row.js";
 import { SessionMessages } from "./session-messages.js";
-import { columnValues, keyValues, stamp, writableMapping } from "./write-values.js";
+import { columnValues, expectOneRow, keyValues, stamp, writableMapping } from "./write-values.js";
 
 /** What the batch writes need of their session (`Context` lends it): they run inside its transaction. */
 export interface BatchSession {
@@ -42,20 +42,17 @@ function batchMapping(entities: readonly object[], operation: string): EntityMap
 }
 
 /** `Context.insertAll`, inside the session's transaction. */
-export async function insertAll(batch: BatchSession, entities: readonly object[]): Promise<void> {
+export async function insertAll(batch: BatchSession, entities: readonly object[], onItem?: (index: number) => void): Promise<void> {
   const mapping = batchMapping(entities, "insertAll");
   const context = batch.session;
   const statements = statementsOf(mapping, context.database.dialect);
   const events = hasEvents("insert", mapping);
   const connection = await batch.acquire();
-  const keyless = entities.filter((entity) => !((mapping.primaryKey.get(entity) as number) > 0));
-  const keys = await nextIds(batch, connection, mapping, keyless.length);
-  keyless.forEach((entity, i) => {
-    mapping.primaryKey.set(entity, keys[i]);
-    batch.markDrawn(entity, keys[i]);
-  });
+  await drawKeys(batch, entities);
   const user = batch.user();
-  for (const entity of entities) {
+  for (let i = 0; i < entities.length; i++) {
+    onItem?.(i);
+    const entity = entities[i];
     if (events) await runBeforeEvents("insert", mapping, entity, context);
     mapping.versionColumn?.set(entity, 0);
     stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, user);
@@ -65,27 +62,49 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
   const drawn = (entity: object): boolean => batch.isDrawn(entity, mapping.idOf(entity));
   const size = rowsPerStatement(statements);
   for (let start = 0; start < entities.length; start += size) {
-    await insertRows(connection, statements, entities.slice(start, start + size), drawn, () => context.nextId(mapping.entityClass));
+    const onRow = onItem === undefined ? undefined : (offset: number): void => onItem(start + offset);
+    await insertRows(connection, statements, entities.slice(start, start + size), drawn, () => context.nextId(mapping.entityClass), onRow);
   }
-  for (const entity of entities) {
-    batch.inserted(mapping, entity);
-    if (events) await runAfterEvents("insert", mapping, entity, context);
+  for (let i = 0; i < entities.length; i++) {
+    onItem?.(i);
+    batch.inserted(mapping, entities[i]);
+    if (events) await runAfterEvents("insert", mapping, entities[i], context);
   }
 }
 
+/** `Context.setSequenceIds`: keys for the entities without a positive one, drawn together where the engine can. */
+export async function drawKeys(batch: BatchSession, entities: readonly object[]): Promise<void> {
+  if (entities.length === 0) return;
+  const mapping = batchMapping(entities, "setSequenceIds");
+  const keyless = entities.filter((entity) => !((mapping.primaryKey.get(entity) as number) > 0));
+  if (keyless.length === 0) return;
+  const keys = await nextIds(batch, await batch.acquire(), mapping, keyless.length);
+  keyless.forEach((entity, i) => {
+    mapping.primaryKey.set(entity, keys[i]);
+    batch.markDrawn(entity, keys[i]);
+  });
+}
+
 /** `Context.deleteAll`, inside the session's transaction. */
-export async function deleteAll(batch: BatchSession, entities: readonly object[]): Promise<void> {
+export async function deleteAll(batch: BatchSession, entities: readonly object[], onItem?: (index: number) => void): Promise<void> {
   const mapping = batchMapping(entities, "deleteAll");
   const context = batch.session;
   if (mapping.relations.length > 0) {
-    for (const entity of entities) await context.delete(entity);
+    for (let i = 0; i < entities.length; i++) {
+      onItem?.(i);
+      await context.delete(entities[i]);
+    }
     return;
   }
   const dialect = context.database.dialect;
   const statements = statementsOf(mapping, dialect);
   const connection = await batch.acquire();
   const events = hasEvents("delete", mapping);
-  if (events) for (const entity of entities) await runBeforeEvents("delete", mapping, entity, context);
+  if (events)
+    for (let i = 0; i < entities.length; i++) {
+      onItem?.(i);
+      await runBeforeEvents("delete", mapping, entities[i], context);
+    }
   const by = batch.user() ?? "";
   const soft = statements.softDeleteSql !== undefined;
   const size = rowsPerStatement(statements);
@@ -94,13 +113,118 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
     for (const entity of chunk) stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
     const pair = soft ? columnValues(statements.softDeleteColumns, chunk[0], dialect) : [];
     const parameters = [...pair, ...chunk.flatMap((entity) => keyValues(mapping, entity))];
+    // A caller that wants to know which entity failed gets a savepoint, so that the rows can be read as they were.
+    if (onItem !== undefined) await connection.execute("SAVEPOINT tenon_rows", []);
     const changed = await connection.execute(statements.deleteManySql(chunk.length), parameters);
-    if (changed !== chunk.length) throw new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[0]));
+    if (changed !== chunk.length) {
+      let stale = 0;
+      if (onItem !== undefined) {
+        await connection.execute("ROLLBACK TO SAVEPOINT tenon_rows", []);
+        stale = await firstStale(connection, statements, chunk);
+        onItem(start + stale);
+      }
+      throw new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[stale]));
+    }
+    if (onItem !== undefined) await connection.execute("RELEASE SAVEPOINT tenon_rows", []);
   }
-  for (const entity of entities) {
+  for (let i = 0; i < entities.length; i++) {
+    onItem?.(i);
+    const entity = entities[i];
     if (soft) mapping.versionColumn?.set(entity, (mapping.versionColumn.get(entity) as number) + 1);
     batch.deleted(mapping, entity);
     if (events) await runAfterEvents("delete", mapping, entity, context);
+  }
+}
+
+/**
+ * The position in `chunk` of the first entity whose row is absent or at another version, read after the failed
+ * multi-row delete was undone (the caller rolls the transaction back): the failure names it, not the chunk's first.
+ */
+async function firstStale(connection: Connection, statements: EntityStatements, chunk: readonly object[]): Promise<number> {
+  const mapping = statements.mapping;
+  for (let i = 0; i < chunk.length; i++) {
+    const byId = statements.selectById(mapping.idOf(chunk[i]));
+    const rows = await connection.query(byId.sql, byId.parameters, statements.exactIntegers);
+    const version = mapping.versionColumn;
+    if (rows.length === 0) return i;
+    if (version !== undefined && Number(rows[0][mapping.columns.indexOf(version)]) !== version.get(chunk[i])) return i;
+  }
+  return 0;
+}
+
+/** How many rows one multi-row UPDATE carries: its CASE lists grow with rows times columns, so fewer than an INSERT. */
+function rowsPerUpdate(columns: number): number {
+  return Math.max(1, Math.min(200, Math.floor(30000 / (2 * columns + 2))));
+}
+
+/**
+ * `Context.updateAll`, inside the session's transaction: before-update events, Updated pair and validation of
+ * every entity, then one multi-row UPDATE per up to 200 rows by key and version (`updateManySql`), then every
+ * after-update event. A chunk that changes fewer rows than it carries is undone (savepoint) and sent again row
+ * by row, so that the `ConcurrentUpdateError` names the first entity whose row is gone or at another version.
+ */
+export async function updateAll(batch: BatchSession, entities: readonly object[], onItem?: (index: number) => void): Promise<void> {
+  const mapping = batchMapping(entities, "updateAll");
+  const context = batch.session;
+  const dialect = context.database.dialect;
+  const statements = statementsOf(mapping, dialect);
+  const events = hasEvents("update", mapping);
+  const user = batch.user();
+  for (let i = 0; i < entities.length; i++) {
+    onItem?.(i);
+    const entity = entities[i];
+    if (events) await runBeforeEvents("update", mapping, entity, context);
+    stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, user);
+    const validating = validateEntity(mapping, entity, context);
+    if (validating !== undefined) await validating;
+  }
+  const connection = await batch.acquire();
+  const size = rowsPerUpdate(statements.updateColumns.length);
+  for (let start = 0; start < entities.length; start += size) {
+    const chunk = entities.slice(start, start + size);
+    if (chunk.length === 1) {
+      const one = chunk[0];
+      await expectOneRow(
+        connection,
+        statements.updateSql,
+        [...columnValues(statements.updateColumns, one, dialect), ...keyValues(mapping, one)],
+        mapping,
+        one,
+      );
+      continue;
+    }
+    const rows = chunk.map((entity) => columnValues(statements.updateColumns, entity, dialect));
+    const parameters: unknown[] = [];
+    for (let column = 0; column < statements.updateColumns.length; column++) {
+      for (let row = 0; row < chunk.length; row++) parameters.push(mapping.idOf(chunk[row]), rows[row][column]);
+    }
+    for (const entity of chunk) parameters.push(...keyValues(mapping, entity));
+    await connection.execute("SAVEPOINT tenon_rows", []);
+    const complete = (await connection.execute(statements.updateManySql(chunk.length), parameters)) === chunk.length;
+    if (!complete) await connection.execute("ROLLBACK TO SAVEPOINT tenon_rows", []);
+    await connection.execute("RELEASE SAVEPOINT tenon_rows", []);
+    if (complete) {
+      const version = mapping.versionColumn;
+      if (version !== undefined) for (const entity of chunk) version.set(entity, (version.get(entity) as number) + 1);
+      continue;
+    }
+    for (let row = 0; row < chunk.length; row++) {
+      onItem?.(start + row);
+      const one = chunk[row];
+      await expectOneRow(
+        connection,
+        statements.updateSql,
+        [...columnValues(statements.updateColumns, one, dialect), ...keyValues(mapping, one)],
+        mapping,
+        one,
+      );
+    }
+  }
+  for (let i = 0; i < entities.length; i++) {
+    onItem?.(i);
+    // An instance read before the update is stale: the next read of the key reads the committed row.
+    batch.deleted(mapping, entities[i]);
+    if (events) await runAfterEvents("update", mapping, entities[i], context);
   }
 }
 

@@ -4,7 +4,7 @@ import { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
 import { compileApplicationSql } from "../sql/named-parameters.js";
-import { deleteAll, insertAll } from "./batch-writes.js";
+import { deleteAll, drawKeys, insertAll, updateAll } from "./batch-writes.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
 import { type RetryOption, retryPolicyOf, runWithRetry } from "./retry-policy.js";
@@ -140,6 +140,11 @@ export class Context implements AsyncDisposable {
     return id;
   }
 
+  /** `setSequenceId` for the entities (of one class) without a positive key, drawn together where the engine can. */
+  setSequenceIds<T extends object>(entities: readonly T[]): Promise<void> {
+    return drawKeys(this.#writes, entities);
+  }
+
   /** Draws the next primary key of an entity class from its sequence (SPEC.md 2.8 rule 1). */
   nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
     return this.#writes.nextId(entityClass);
@@ -161,20 +166,32 @@ export class Context implements AsyncDisposable {
    * for those without one), in one transaction, with one multi-row INSERT per up to 1000 rows and the keys
    * drawn together where the engine can: the detail lines of a large order cost a few round trips, not two per
    * line. Every before-event runs before the first row is written, every after-event after the last.
+   * `onItem` hears the position of the entity being worked on, so a caller can say which one failed.
    */
-  insertAll<T extends object>(entities: readonly T[]): Promise<void> {
+  insertAll<T extends object>(entities: readonly T[], onItem?: (index: number) => void): Promise<void> {
     if (entities.length === 0) return Promise.resolve();
-    return this.transaction(() => insertAll(this.#writes, entities));
+    return this.transaction(() => insertAll(this.#writes, entities, onItem));
+  }
+
+  /**
+   * Updates several entities of one class as `update` does each (events, Updated pair, validation, version
+   * check), in one transaction, with one multi-row UPDATE per up to 200 rows: when any row is gone or at
+   * another version, `ConcurrentUpdateError` names it and rolls all of them back. `onItem` as in `insertAll`.
+   */
+  updateAll<T extends object>(entities: readonly T[], onItem?: (index: number) => void): Promise<void> {
+    if (entities.length === 0) return Promise.resolve();
+    return this.transaction(() => updateAll(this.#writes, entities, onItem));
   }
 
   /**
    * Deletes several entities of one class as `delete` does each, in one transaction. Without relations to
    * apply, the rows go in one statement per up to 1000 entities, by key and version: when any row is gone or
    * at another version, `ConcurrentUpdateError` rolls all of them back. With relations, each is deleted in turn.
+   * `onItem` as in `insertAll`.
    */
-  deleteAll<T extends object>(entities: readonly T[]): Promise<void> {
+  deleteAll<T extends object>(entities: readonly T[], onItem?: (index: number) => void): Promise<void> {
     if (entities.length === 0) return Promise.resolve();
-    return this.transaction(() => deleteAll(this.#writes, entities));
+    return this.transaction(() => deleteAll(this.#writes, entities, onItem));
   }
 
   /**

@@ -62,7 +62,7 @@ export function rowsPerStatement(statements: EntityStatements): number {
  * Inserts `entities` (of one class, at most `rowsPerStatement`) with one multi-row INSERT inside a savepoint
  * of the caller's transaction. When a key is taken (fewer rows inserted, or a `UniqueViolationError`), the
  * statement is undone and each entity goes through `insertRow`, which replaces drawn keys and reports a
- * chosen one that is taken.
+ * chosen one that is taken. `onRow` hears the position of the row being inserted alone, so that a failure can be attributed.
  */
 export async function insertRows(
   connection: Connection,
@@ -70,7 +70,9 @@ export async function insertRows(
   entities: readonly object[],
   drawn: (entity: object) => boolean,
   drawNext: () => Promise<number>,
+  onRow?: (offset: number) => void,
 ): Promise<void> {
+  onRow?.(0);
   if (entities.length === 1) return insertRow(connection, statements, entities[0], drawn(entities[0]), drawNext);
   const values: unknown[] = [];
   for (const entity of entities) values.push(...columnValues(statements.insertColumns, entity, statements.dialect));
@@ -84,5 +86,8 @@ export async function insertRows(
   if (!complete) await connection.execute("ROLLBACK TO SAVEPOINT tenon_rows", []);
   await connection.execute("RELEASE SAVEPOINT tenon_rows", []);
   if (complete) return;
-  for (const entity of entities) await insertRow(connection, statements, entity, drawn(entity), drawNext);
+  for (let i = 0; i < entities.length; i++) {
+    onRow?.(i);
+    await insertRow(connection, statements, entities[i], drawn(entities[i]), drawNext);
+  }
 }

@@ -30,6 +30,11 @@ export interface Dialect {
    * escapes (API.md): the same pattern matches the same text on every engine.
    */
   like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string;
+  /**
+   * A placeholder where the engine cannot infer the value's type from its place (a branch of a CASE that a
+   * multi-row UPDATE assigns to a column): PostgreSQL casts it to the column's base type, others write it as is.
+   */
+  typedPlaceholder(placeholder: string, type: ColumnType<unknown>): string;
   /** The value to bind for a LIKE pattern, so that `like` gives it the meaning above. */
   likePattern(pattern: string): string;
   /** Converts a constant of a `@WhereClause` parameter or an `addWhere` parameter to what the driver binds. */

@@ -198,6 +198,31 @@ export class EntityStatements {
     return `UPDATE ${q(mapping.tableName)} SET ${sets.join(", ")}${where} AND ${q(deletedAt.columnName)} IS NULL`;
   }
 
+  /**
+   * UPDATE of `rows` rows of this entity in one statement: each column of `updateColumns` is set by a
+   * `CASE <key> WHEN <id> THEN <value> ... END`, the version is raised by one, and the WHERE is the key and
+   * version pairs (and the soft-delete guard) of `deleteManySql`. Parameters: per column, an id and value pair
+   * per row; then a key (and version) pair per row.
+   */
+  updateManySql(rows: number): string {
+    const q = (name: string): string => this.dialect.quoteIdentifier(name);
+    const mapping = this.mapping;
+    const key = q(mapping.primaryKey.columnName);
+    const version = mapping.versionColumn;
+    let at = 0;
+    const next = (): string => this.dialect.placeholder(at++);
+    const sets = this.updateColumns.map((column) => {
+      const branches = Array.from({ length: rows }, () => `WHEN ${next()} THEN ${this.dialect.typedPlaceholder(next(), column.type)}`);
+      return `${q(column.columnName)} = CASE ${key} ${branches.join(" ")} END`;
+    });
+    if (version !== undefined) sets.push(`${q(version.columnName)} = ${q(version.columnName)} + 1`);
+    const keys = Array.from({ length: rows }, () => (version !== undefined ? `(${next()}, ${next()})` : next()));
+    const keyColumns = version !== undefined ? `(${key}, ${q(version.columnName)})` : key;
+    const deletedAt = mapping.audit.deletedAt;
+    const guard = deletedAt !== undefined ? ` AND ${q(deletedAt.columnName)} IS NULL` : "";
+    return `UPDATE ${q(mapping.tableName)} SET ${sets.join(", ")} WHERE ${keyColumns} IN (${keys.join(", ")})${guard}`;
+  }
+
   /** The SQL naming a column in a SELECT of this entity (qualified when the entity has joins). */
   readonly columnSql: (column: ColumnMapping) => string;
 

@@ -8,6 +8,7 @@ import { ask, sleep, type Answer } from "../http/http-test-client.js";
 import type { DemoDatabase, DemoEngine } from "./demo-engines.js";
 import { startDemo, type DemoProcess } from "./demo-process.js";
 import { defineDemoWriteTests } from "./demo-writes.js";
+import { defineDemoBulkTests } from "./demo-bulk.js";
 
 type Row = Record<string, unknown>;
 type Page = { count: number; data: Row[] };
@@ -549,6 +550,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
     });
 
     defineDemoWriteTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
+    defineDemoBulkTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, () => companyIds);
 
     test("SIGTERM stops the demo with exit code 0; a restart keeps the data, DEMO_RESET=1 recreates it, SIGINT stops it with 0", async () => {
       const companies = await count("SELECT COUNT(*) AS n FROM Companies");

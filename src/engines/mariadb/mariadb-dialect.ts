@@ -59,6 +59,11 @@ export class MariaDbDialect implements Dialect {
     return pattern.replaceAll("!", "!!");
   }
 
+  /** @inheritdoc The engine infers the type of a CASE branch's parameter from the value bound. */
+  typedPlaceholder(placeholder: string): string {
+    return placeholder;
+  }
+
   /** @inheritdoc */
   insertKeyConflict(_quotedKey: string): string {
     return "";

@@ -61,6 +61,12 @@ export class PostgresDialect implements Dialect {
     return pattern;
   }
 
+  /** @inheritdoc A CASE of untyped parameters would be text; varchar is cast without its length, which would truncate. */
+  typedPlaceholder(placeholder: string, type: ColumnType<unknown>): string {
+    const sqlType = type.kind === "string" ? "TEXT" : type.kind === "decimal" ? "NUMERIC" : this.schema.columnType(type);
+    return `CAST(${placeholder} AS ${sqlType})`;
+  }
+
   /** @inheritdoc */
   insertKeyConflict(quotedKey: string): string {
     return ` ON CONFLICT (${quotedKey}) DO NOTHING`;

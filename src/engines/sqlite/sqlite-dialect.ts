@@ -66,6 +66,11 @@ export class SqliteDialect implements Dialect {
     return pattern;
   }
 
+  /** @inheritdoc The engine infers the type of a CASE branch's parameter from the value bound. */
+  typedPlaceholder(placeholder: string): string {
+    return placeholder;
+  }
+
   /** @inheritdoc */
   insertKeyConflict(quotedKey: string): string {
     return ` ON CONFLICT (${quotedKey}) DO NOTHING`;

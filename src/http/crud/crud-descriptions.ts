@@ -44,6 +44,28 @@ export function entityRouteDescriptions(entityClass: EntityClass, write: boolean
     const version = EntityMapping.of(entityClass).versionColumn;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: schemaRef(entity) };
     operations.insert = { tags, summary: `Inserts a ${entity}.`, requestBody: schemaRef(entity), responseBody: schemaRef(entity) };
+    operations.bulk = {
+      tags,
+      summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
+      requestBody: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          insert: { type: "array", items: schemaRef(entity) },
+          update: { type: "array", items: schemaRef(entity) },
+          delete: { type: "array", items: { type: "object", required: ["id"] } },
+        },
+      },
+      responseBody: {
+        type: "object",
+        required: ["inserted", "updated", "deleted"],
+        properties: {
+          inserted: { type: "array", items: schemaRef(entity) },
+          updated: { type: "array", items: schemaRef(entity) },
+          deleted: { type: "array", items: { type: "integer", format: "int32" } },
+        },
+      },
+    };
     operations.update = {
       tags,
       summary: `Updates a ${entity} (its version must be current).`,

@@ -35,4 +35,13 @@ export const CrudMessages = {
   patchIdMismatch: (property: string, id: number): string => `The body's ${property} differs from the address's ${id}.`,
   patchNotObject: "A merge patch body must be a JSON object.",
   patchNullRequired: (property: string): string => `${property} cannot be null.`,
+  bulkNotObject: "A bulk body must be a JSON object with the lists insert, update and delete.",
+  unknownBulkProperty: (name: string): string => `The bulk body has an unknown property "${name}"; expected insert, update and delete.`,
+  bulkListNotArray: (name: string): string => `The bulk property ${name} must be an array.`,
+  bulkTooManyItems: (count: number, max: number): string =>
+    `The bulk body carries ${count} items; at most ${max} are accepted in one request.`,
+  bulkDeleteItem: (id: string, version: string | undefined): string =>
+    version === undefined
+      ? `A delete item must be an object with an integer ${id}.`
+      : `A delete item must be an object with an integer ${id} and ${version}.`,
 } as const;

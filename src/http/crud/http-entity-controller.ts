@@ -7,7 +7,7 @@ import { HttpController } from "../http-controller.js";
 import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpEntityReader, type HttpEntityPage } from "./http-entity-reader.js";
-import { HttpEntityWriter, type HttpEntityDeleted } from "./http-entity-writer.js";
+import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import type { HttpRouteDescriptions } from "../openapi/openapi-types.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
@@ -103,6 +103,7 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | GET {base}/createnew | createNew |
  * | POST {base}/select | select |
  * | POST {base} | insert |
+ * | POST {base}/bulk | bulk |
  * | PUT {base} | update |
  * | PATCH {base}/? | patch |
  * | DELETE {base}/?/? | delete |
@@ -128,6 +129,12 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   @Post()
   insert(): Promise<unknown> {
     return this.createWriter().insert(this.request.jsonContent);
+  }
+
+  /** POST {base}/bulk: inserts, updates and deletes the items of the body in one transaction (`HttpEntityWriter.bulk`). */
+  @Post("bulk")
+  bulk(): Promise<HttpEntityBulkResult> {
+    return this.createWriter().bulk(this.request.jsonContent);
   }
 
   /** PUT {base}: updates the entity of the body and answers it, reloaded. */

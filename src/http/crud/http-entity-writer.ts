@@ -1,15 +1,24 @@
-import { ConcurrentUpdateError, InvalidInputError, UniqueViolationError, ValidationError } from "../../errors.js";
+import {
+  ConcurrentUpdateError,
+  EntityNotFoundError,
+  InvalidInputError,
+  RelationConstraintError,
+  UniqueViolationError,
+  ValidationError,
+} from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { Filter } from "../../filter/filter.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { isDeserialized, jsonPropertyName } from "../../json/json-visibility.js";
 import { Lazy } from "../../mapping/lazy.js";
 import type { RetryOption } from "../../session/retry-policy.js";
-import { HttpError, HttpNotFoundError } from "../http-errors.js";
+import { HttpBulkItemError, HttpError, HttpNotFoundError } from "../http-errors.js";
+import { type HttpBulkOperation, readBulkBody } from "./bulk-body.js";
 import { CrudMessages } from "./crud-messages.js";
 import { isMergeObject, jsonKeyOf, mergePatch } from "./merge-patch.js";
 import type { HttpContext } from "./http-context.js";
-import { HttpStatus } from "../http-messages.js";
+import { HttpDefaults, HttpStatus } from "../http-messages.js";
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
 export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;
@@ -20,6 +29,16 @@ export interface HttpEntityDeleted {
   readonly id: number;
   /** Always true. */
   readonly deleted: true;
+}
+
+/** What the writer's bulk answers: the inserted and updated entities (as insert and update answer them) and the deleted ids. */
+export interface HttpEntityBulkResult {
+  /** The inserted entities, in the order of the body's insert list. */
+  readonly inserted: unknown[];
+  /** The updated entities, reloaded, in the order of the body's update list. */
+  readonly updated: unknown[];
+  /** The ids of the deleted entities, in the order of the body's delete list. */
+  readonly deleted: number[];
 }
 
 /**
@@ -53,6 +72,8 @@ export class HttpEntityWriter<T extends object> {
   onApplyDetails: HttpEntityWriterEvent<T> = undefined;
   /** How a write is run again after a safe transient failure: the default policy, or `false` for never. */
   retry: RetryOption = true;
+  /** The most items (inserts, updates and deletes together) one bulk body may carry; negative for no limit. */
+  maxBulkItems: number = HttpDefaults.maxBulkItems;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. */
@@ -255,6 +276,163 @@ export class HttpEntityWriter<T extends object> {
     const deleted = await this.context.tryGet(this.entityClass, id, { includeDeleted: true });
     if (deleted !== null && versionColumn.get(deleted) !== version) return new ConcurrentUpdateError(this.#mapping.name, id);
     return new HttpNotFoundError(id);
+  }
+
+  /**
+   * Applies a bulk body `{"insert": [...], "update": [...], "delete": [{"id", "versionId"}]}` in one
+   * transaction, all or nothing: first the inserts, then the updates, then the deletes, each list with the
+   * session's batched statements (`insertAll`, `updateAll`, `deleteAll`) and every writer and entity event of
+   * the single writes. Answers `{"inserted": [...], "updated": [...], "deleted": [ids]}`. A body of the wrong
+   * shape or with more than `maxBulkItems` items is a 400 before anything is read; a failing item rolls
+   * everything back and answers what its single write would (400, 404, 409, 422) with `"operation"` and
+   * `"index"` added (`HttpBulkItemError`).
+   */
+  async bulk(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<HttpEntityBulkResult> {
+    const body = readBulkBody(json, this.#mapping, this.maxBulkItems);
+    const at: { operation: HttpBulkOperation; index: number } = { operation: "insert", index: 0 };
+    try {
+      return await this.context.transaction(
+        async () => {
+          const inserted = await this.#bulkInsert(body.insert, at, config);
+          const updated = await this.#bulkUpdate(body.update, at, config);
+          at.operation = "delete";
+          const deleted = await this.#bulkDelete(body.delete, at);
+          return { inserted, updated, deleted };
+        },
+        { retry: this.retry },
+      );
+    } catch (error) {
+      throw await this.#bulkFailure(error, at, body.update);
+    }
+  }
+
+  async #bulkInsert(
+    items: readonly unknown[],
+    at: { operation: HttpBulkOperation; index: number },
+    config: JsonSerializerConfig,
+  ): Promise<unknown[]> {
+    at.operation = "insert";
+    const entities: T[] = [];
+    for (at.index = 0; at.index < items.length; at.index++) entities.push(await this.context.fromJson(this.entityClass, items[at.index]));
+    if (entities.length === 0) return [];
+    await this.context.setSequenceIds(entities);
+    for (at.index = 0; at.index < entities.length; at.index++) await this.onBeforeInsert?.(entities[at.index]);
+    at.index = 0;
+    await this.context.insertAll(entities, (index) => {
+      at.index = index;
+    });
+    return this.#bulkAfter(entities, at, this.onAfterInsert, config);
+  }
+
+  async #bulkUpdate(
+    items: readonly unknown[],
+    at: { operation: HttpBulkOperation; index: number },
+    config: JsonSerializerConfig,
+  ): Promise<unknown[]> {
+    at.operation = "update";
+    const entities: T[] = [];
+    for (at.index = 0; at.index < items.length; at.index++) {
+      const json = items[at.index];
+      const id = this.#idAndVersionOf(json);
+      const entity = await this.context.fromJson(this.entityClass, json);
+      await this.#keepHiddenColumns(entity, id);
+      entities.push(entity);
+    }
+    if (entities.length === 0) return [];
+    for (at.index = 0; at.index < entities.length; at.index++) await this.onBeforeUpdate?.(entities[at.index]);
+    at.index = 0;
+    await this.context.updateAll(entities, (index) => {
+      at.index = index;
+    });
+    await this.#bulkAfter(entities, at, this.onAfterUpdate, undefined);
+    // The bodies lack the change-tracking columns: the answer is the rows as written, read in a few statements.
+    const written = await this.#loadAll(entities.map((entity) => this.#mapping.idOf(entity)));
+    const answers: unknown[] = [];
+    for (at.index = 0; at.index < entities.length; at.index++) {
+      const row = written.get(this.#mapping.idOf(entities[at.index]));
+      if (row === undefined) throw new HttpNotFoundError(this.#mapping.idOf(entities[at.index]));
+      answers.push(await this.context.toJson(row, config));
+    }
+    return answers;
+  }
+
+  async #bulkDelete(
+    items: readonly { id: number; version: number }[],
+    at: { operation: HttpBulkOperation; index: number },
+  ): Promise<number[]> {
+    const entities: T[] = [];
+    const stored = await this.#loadAll(items.map((item) => item.id));
+    for (at.index = 0; at.index < items.length; at.index++) {
+      const { id, version } = items[at.index];
+      const entity = stored.get(id);
+      if (entity === undefined) throw await this.#absent(id, version);
+      this.context.setVersionId(entity, version);
+      entities.push(entity);
+    }
+    if (entities.length === 0) return [];
+    for (at.index = 0; at.index < entities.length; at.index++) await this.onBeforeDelete?.(entities[at.index]);
+    at.index = 0;
+    await this.context.deleteAll(entities, (index) => {
+      at.index = index;
+    });
+    for (at.index = 0; at.index < entities.length; at.index++) await this.onAfterDelete?.(entities[at.index]);
+    return items.map((item) => item.id);
+  }
+
+  /** The live rows of these ids, by id, read 500 ids to a statement. */
+  async #loadAll(ids: readonly number[]): Promise<Map<number, T>> {
+    const found = new Map<number, T>();
+    const key = this.#mapping.primaryKey;
+    for (let start = 0; start < ids.length; start += 500) {
+      const filter = new Filter().add({ kind: "in", column: key, values: ids.slice(start, start + 500) });
+      for (const entity of await this.context.select(this.entityClass, filter)) found.set(this.#mapping.idOf(entity), entity);
+    }
+    return found;
+  }
+
+  /** `onApplyDetails` and the after-event of each written entity, then its answer (none when `config` is undefined). */
+  async #bulkAfter(
+    entities: readonly T[],
+    at: { index: number },
+    after: HttpEntityWriterEvent<T>,
+    config: JsonSerializerConfig | undefined,
+  ): Promise<unknown[]> {
+    const answers: unknown[] = [];
+    for (at.index = 0; at.index < entities.length; at.index++) {
+      await this.onApplyDetails?.(entities[at.index]);
+      await after?.(entities[at.index]);
+      answers.push(config === undefined ? undefined : await this.context.toJson(entities[at.index], config));
+    }
+    return answers;
+  }
+
+  /**
+   * What a failed bulk answers: a failure of an item (what a single write answers with a 4xx) names its
+   * operation and index; a stale update of an id that reads as absent is a 404, as for a single update; a
+   * chosen id that is taken is the single insert's 409. Anything else (a 5xx, a transient failure) stays as it is.
+   */
+  async #bulkFailure(error: unknown, at: { operation: HttpBulkOperation; index: number }, updates: readonly unknown[]): Promise<unknown> {
+    let cause = error;
+    if (error instanceof ConcurrentUpdateError && at.operation === "update") {
+      const id = this.context.getId(this.entityClass, updates[at.index]);
+      if (id !== undefined && (await this.context.tryGet(this.entityClass, id)) === null) cause = new HttpNotFoundError(id);
+    } else if (
+      error instanceof UniqueViolationError &&
+      error.entity === this.#mapping.name &&
+      error.id !== undefined &&
+      at.operation === "insert"
+    ) {
+      cause = new HttpError(HttpStatus.conflict, CrudMessages.idTaken(error.id));
+    }
+    const clientError =
+      (cause instanceof HttpError && cause.status < 500) ||
+      cause instanceof InvalidInputError ||
+      cause instanceof ValidationError ||
+      cause instanceof ConcurrentUpdateError ||
+      cause instanceof UniqueViolationError ||
+      cause instanceof RelationConstraintError ||
+      cause instanceof EntityNotFoundError;
+    return clientError ? new HttpBulkItemError(at.operation, at.index, cause) : error;
   }
 
   /** A new entity with its id drawn from the sequence, not inserted; entity only. */

@@ -63,5 +63,62 @@ export function batchesSuite(harness: EngineHarness): void {
       await assert.rejects(context.deleteAll(lines), ConcurrentUpdateError);
       assert.equal((await stored(4)).length, 4);
     });
+
+    it("updateAll writes 450 changed rows in a few statements, raising every version by one", async () => {
+      await using context = new Context(db.database);
+      const lines = Array.from({ length: 450 }, (_, n) => line(5, n));
+      await context.insertAll(lines);
+      lines.forEach((l, n) => {
+        l.product = `Q${n}`;
+        l.quantity = n * 2;
+        l.price = n % 2 === 0 ? "2.25" : "7.00";
+      });
+      await context.updateAll(lines);
+      const rows = await stored(5);
+      assert.equal(rows.length, 450);
+      assert.ok(lines.every((l) => l.versionId === 1));
+      assert.ok(rows.every((row) => Number(row.versionid) === 1));
+      const byId = new Map(rows.map((row) => [Number(row.id), row]));
+      for (const [n, l] of lines.entries()) {
+        assert.equal(byId.get(l.id)?.product, `Q${n}`);
+        assert.equal(Number(byId.get(l.id)?.quantity), n * 2);
+      }
+      const prices = await db.rows(`SELECT Price AS price FROM OrderLines WHERE ID = ${lines[3].id}`);
+      assert.equal(String(prices[0].price), String(harness.storedDecimal("7.00", 2)));
+    });
+
+    it("updateAll with one stale version changes nothing, names that row and tells its position", async () => {
+      await using context = new Context(db.database);
+      const lines = Array.from({ length: 6 }, (_, n) => line(6, n));
+      await context.insertAll(lines);
+      for (const l of lines) l.product = "changed";
+      lines[4].versionId = 3;
+      let position = -1;
+      await assert.rejects(
+        context.updateAll(lines, (index) => {
+          position = index;
+        }),
+        (error: unknown) => error instanceof ConcurrentUpdateError && error.message.includes(` ${lines[4].id} `),
+      );
+      assert.equal(position, 4);
+      const rows = await stored(6);
+      assert.ok(rows.every((row) => row.product !== "changed" && Number(row.versionid) === 0));
+    });
+
+    it("deleteAll with one stale version tells the position of that row", async () => {
+      await using context = new Context(db.database);
+      const lines = Array.from({ length: 5 }, (_, n) => line(7, n));
+      await context.insertAll(lines);
+      lines[3].versionId = 9;
+      let position = -1;
+      await assert.rejects(
+        context.deleteAll(lines, (index) => {
+          position = index;
+        }),
+        ConcurrentUpdateError,
+      );
+      assert.equal(position, 3);
+      assert.equal((await stored(7)).length, 5);
+    });
   });
 }
