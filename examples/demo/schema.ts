@@ -4,6 +4,9 @@ import { Company, Employee, EmployeeDirectory, Order, OrderLine } from "./entiti
 /** The demo's entities, parents before children: the schema tool writes their tables, sequences and keys. */
 export const demoEntities: readonly EntityClass[] = [Company, Employee, Order, OrderLine, EmployeeDirectory];
 
+/** The table of Tenon's own that `SchemaOptions.idempotencyKeys` adds (dropped with the demo's tables on reset). */
+const idempotencyKeysTable = "tenon_idempotency_keys";
+
 /** The SQLite `user_version` from which the demo's money columns hold cents (docs/engines.md). */
 const sqliteMoneyInCents = 1;
 
@@ -45,10 +48,12 @@ export async function ensureDemoSchema(context: Context, reset: boolean): Promis
       if (schema?.hasSequences && mapping.sequenceName !== undefined)
         await context.execute(`DROP SEQUENCE IF EXISTS ${q(mapping.sequenceName)}`);
     if (schema?.keyTable !== undefined) await context.execute(`DROP TABLE IF EXISTS ${q(schema.keyTable.name)}`);
+    await context.execute(`DROP TABLE IF EXISTS ${q(idempotencyKeysTable)}`);
   }
   // MariaDB's sequences take the Galera form (INCREMENT BY 0), so the demo runs on a cluster as on one server,
   // where such a sequence counts 1, 2, 3 like any other.
-  const options: SchemaOptions = { galera: schema?.galeraSequences === true };
+  // idempotencyKeys: Tenon's table of Idempotency-Key answers (docs/crud.md), which every process shares.
+  const options: SchemaOptions = { galera: schema?.galeraSequences === true, idempotencyKeys: true };
   const applied = await Schema.apply(database, demoEntities, options);
   const companies = EntityMapping.of(Company).tableName;
   const created = applied.differences.some((difference) => difference.kind === "missingTable" && difference.table === companies);

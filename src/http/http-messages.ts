@@ -36,6 +36,8 @@ export const HttpDefaults = {
   serverHeader: "tenon",
   /** The most items one bulk body of the generic writer may carry (`HttpEntityWriter.maxBulkItems`). */
   maxBulkItems: 1000,
+  /** How long an `Idempotency-Key` of the generic writer is remembered (`HttpEntityWriter.idempotencyWindowSeconds`). */
+  idempotencyWindowSeconds: 86400,
   maxRequestContentLength: 1048576,
   corsMaxAge: 600,
   corsAllowMethods: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",

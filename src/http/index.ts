@@ -71,5 +71,6 @@ export {
 export { HttpEntityController, HttpEntityReadController } from "./crud/http-entity-controller.js";
 export { DatabaseReadiness } from "./crud/database-readiness.js";
 export { DatabasePoolFigures } from "./crud/database-pool-figures.js";
+export { HttpIdempotencyKey, purgeIdempotencyKeys } from "./crud/idempotency.js";
 export { HttpFilterParameters } from "./crud/http-filter-parameters.js";
 export { parseFilterBody, type FilterColumns, type FilterValueReader } from "./crud/http-filter-body.js";

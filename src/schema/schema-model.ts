@@ -130,6 +130,13 @@ export function buildSchemaModel(
   return { tables, sequences, references: referencesOf(mappings, tables, foreignKeys) };
 }
 
+/** The schema with one of Tenon's own tables added (reported under the table's own name), unless an entity maps it already. */
+export function withFrameworkTable(model: SchemaModel, table: TableDefinition): SchemaModel {
+  if (model.tables.some((each) => each.name.toLowerCase() === table.name.toLowerCase())) return model;
+  const columns = table.columns.map((column) => ({ ...column, entity: table.name, property: column.name }));
+  return { ...model, tables: [...model.tables, { ...table, columns, entity: table.name }] };
+}
+
 /** The SQL type and nullability of a column as the engine writes it: `VARCHAR(100) NOT NULL`. */
 export function describeType(schema: SchemaDialect, type: ColumnType<unknown>, nullable: boolean): string {
   return `${schema.columnType(type)} ${nullable ? "NULL" : "NOT NULL"}`;

@@ -5,7 +5,8 @@ import type { Catalog } from "../sql/catalog.js";
 import { SchemaStatements } from "../sql/schema-statements.js";
 import { SchemaDiff, SchemaScript } from "./schema-diff.js";
 import { SchemaMessages } from "./schema-messages.js";
-import { buildSchemaModel, type SchemaModel } from "./schema-model.js";
+import { buildSchemaModel, type SchemaModel, withFrameworkTable } from "./schema-model.js";
+import { idempotencyTable } from "../sql/idempotency-statements.js";
 import { planSchema, type PlanContext } from "./schema-plan.js";
 
 /** Choices of the schema tool. */
@@ -18,6 +19,11 @@ export interface SchemaOptions {
   readonly galera?: boolean;
   /** Declare foreign keys for `Lazy` columns, `@Relation` and `@DetailColumn` (default true); indexes are created either way. */
   readonly foreignKeys?: boolean;
+  /**
+   * Include Tenon's table of idempotency keys (`tenon_idempotency_keys`), which the generic writer needs for
+   * `Idempotency-Key` on POST (docs/crud.md). Default false.
+   */
+  readonly idempotencyKeys?: boolean;
 }
 
 const emptyCatalog: Catalog = { table: () => undefined, hasSequence: () => false };
@@ -112,6 +118,7 @@ function prepare(
   const schema = dialect.schema;
   if (schema === undefined) throw new SchemaError("", SchemaMessages.noSchemaDialect(dialect.name));
   if (options.galera === true && !schema.galeraSequences) throw new SchemaError("", SchemaMessages.galeraNeedsSequences(dialect.name));
-  const model = buildSchemaModel(dialect, schema, entities, options.foreignKeys ?? true);
+  const entityModel = buildSchemaModel(dialect, schema, entities, options.foreignKeys ?? true);
+  const model = options.idempotencyKeys === true ? withFrameworkTable(entityModel, idempotencyTable) : entityModel;
   return { model, context: { schema, statements: new SchemaStatements(dialect, schema), sequenceOptions: { galera: options.galera } } };
 }

@@ -44,4 +44,8 @@ export const CrudMessages = {
     version === undefined
       ? `A delete item must be an object with an integer ${id}.`
       : `A delete item must be an object with an integer ${id} and ${version}.`,
+  badIdempotencyKey: (max: number): string =>
+    `The Idempotency-Key header must be 1 to ${max} visible ASCII characters without commas, optionally in double quotes.`,
+  idempotencyKeyReused: "This Idempotency-Key was used with another request body; use a new key for a new request.",
+  idempotencyKeyInProgress: "A request with this Idempotency-Key is still being processed; retry it later.",
 } as const;

@@ -9,6 +9,7 @@ import type { HttpContext } from "./http-context.js";
 import { HttpEntityReader, type HttpEntityPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
+import { HttpIdempotencyKey } from "./idempotency.js";
 import type { HttpRouteDescriptions } from "../openapi/openapi-types.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
 
@@ -125,16 +126,25 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
     return this.createWriter().createNew();
   }
 
-  /** POST {base}: inserts the entity of the body and answers it. */
+  /** POST {base}: inserts the entity of the body and answers it; once per `Idempotency-Key` when one is sent. */
   @Post()
   insert(): Promise<unknown> {
-    return this.createWriter().insert(this.request.jsonContent);
+    const writer = this.createWriter();
+    const key = HttpIdempotencyKey.of(this.request);
+    if (key === undefined) return writer.insert(this.request.jsonContent);
+    return writer.once(key, () => writer.insert(this.request.jsonContent));
   }
 
-  /** POST {base}/bulk: inserts, updates and deletes the items of the body in one transaction (`HttpEntityWriter.bulk`). */
+  /**
+   * POST {base}/bulk: inserts, updates and deletes the items of the body in one transaction
+   * (`HttpEntityWriter.bulk`); once per `Idempotency-Key` when one is sent.
+   */
   @Post("bulk")
   bulk(): Promise<HttpEntityBulkResult> {
-    return this.createWriter().bulk(this.request.jsonContent);
+    const writer = this.createWriter();
+    const key = HttpIdempotencyKey.of(this.request);
+    if (key === undefined) return writer.bulk(this.request.jsonContent);
+    return writer.once(key, () => writer.bulk(this.request.jsonContent));
   }
 
   /** PUT {base}: updates the entity of the body and answers it, reloaded. */

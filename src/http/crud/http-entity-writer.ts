@@ -15,6 +15,7 @@ import { Lazy } from "../../mapping/lazy.js";
 import type { RetryOption } from "../../session/retry-policy.js";
 import { HttpBulkItemError, HttpError, HttpNotFoundError } from "../http-errors.js";
 import { type HttpBulkOperation, readBulkBody } from "./bulk-body.js";
+import { type HttpIdempotencyKey, runOnce } from "./idempotency.js";
 import { CrudMessages } from "./crud-messages.js";
 import { isMergeObject, jsonKeyOf, mergePatch } from "./merge-patch.js";
 import type { HttpContext } from "./http-context.js";
@@ -74,6 +75,8 @@ export class HttpEntityWriter<T extends object> {
   retry: RetryOption = true;
   /** The most items (inserts, updates and deletes together) one bulk body may carry; negative for no limit. */
   maxBulkItems: number = HttpDefaults.maxBulkItems;
+  /** How long an idempotency key is remembered after its write (`once`), in seconds (default one day). */
+  idempotencyWindowSeconds: number = HttpDefaults.idempotencyWindowSeconds;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. */
@@ -433,6 +436,17 @@ export class HttpEntityWriter<T extends object> {
       cause instanceof RelationConstraintError ||
       cause instanceof EntityNotFoundError;
     return clientError ? new HttpBulkItemError(at.operation, at.index, cause) : error;
+  }
+
+  /**
+   * Runs a write once per idempotency key (`Idempotency-Key` of a POST; `HttpIdempotencyKey.of(request)`): the
+   * key is claimed, the write runs and its answer is stored, in one transaction. The same key again within
+   * `idempotencyWindowSeconds` answers the stored answer without writing again, also while the first is still
+   * running (the second waits for it); with another body, 422. A failed write leaves the key free. Needs the
+   * table `tenon_idempotency_keys` (`SchemaOptions.idempotencyKeys`).
+   */
+  once<R>(key: HttpIdempotencyKey, work: () => Promise<R>): Promise<R> {
+    return runOnce(this.context, key, this.idempotencyWindowSeconds, this.retry, work);
   }
 
   /** A new entity with its id drawn from the sequence, not inserted; entity only. */
