@@ -1,5 +1,12 @@
 import { Context, type Database } from "tenon";
-import { DatabasePoolFigures, DatabaseReadiness, HttpLogRedactedNames, HttpServer, JsonLinesLogWriter } from "tenon/http";
+import {
+  DatabasePoolFigures,
+  DatabaseReadiness,
+  type HttpRateLimitStore,
+  HttpLogRedactedNames,
+  HttpServer,
+  JsonLinesLogWriter,
+} from "tenon/http";
 import { ApiDocsController } from "./api-docs.js";
 import { DemoAuthentication } from "./authentication.js";
 import {
@@ -31,6 +38,14 @@ export interface DemoOptions {
   readonly trustedProxies?: readonly string[];
   /** Prometheus metrics on a second port, for scrapers with the token (METRICS_PORT, METRICS_TOKEN); undefined: none. */
   readonly metrics?: { readonly port: number; readonly token: string };
+  /** A server span per request and a client span per statement (OTEL=console). */
+  readonly tracing?: boolean;
+  /** Requests per minute per address and per user (RATE_LIMIT); undefined: no limit. */
+  readonly rateLimit?: number;
+  /** Where the rate-limit counts are kept (REDIS_URL: Redis, shared by processes); undefined: this process. */
+  readonly rateLimitStore?: HttpRateLimitStore;
+  /** The slow request log's threshold in ms (SLOW_REQUEST_MS, default 500; 0: off). */
+  readonly slowRequestMs?: number;
 }
 
 /** Creates the schema and seed rows when missing (all of it again when `reset`). */
@@ -55,6 +70,15 @@ export async function createDemoServer(options: DemoOptions): Promise<HttpServer
   if (options.metrics !== undefined) {
     // docs/operations.md: requests, statements, the pool and the log queue, on their own port, never anonymous
     server.metrics = { ...options.metrics, pools: [new DatabasePoolFigures("demo", database)] };
+  }
+  server.tracing = options.tracing === true;
+  server.slowRequestThreshold = options.slowRequestMs ?? 500;
+  if (options.rateLimit !== undefined) {
+    // per address before authentication, per user after it, and logons apart (password guessing)
+    server.addRateLimit({ name: "address", limit: options.rateLimit, windowSeconds: 60, by: "ip" });
+    server.addRateLimit({ name: "user", limit: options.rateLimit, windowSeconds: 60, by: "user" });
+    server.addRateLimit({ name: "logon", limit: 10, windowSeconds: 60, by: "ip", route: "POST /api/logon" });
+    server.rateLimitStore = options.rateLimitStore;
   }
   server.registerAuthentication(DemoAuthentication);
   server.registerController(LogonController);

@@ -6,12 +6,15 @@
 // after /api/ready turns 503; default 0), TRUSTED_PROXIES (comma-separated addresses or CIDR ranges whose
 // X-Forwarded-For is believed; default the loopback peers), METRICS_PORT (Prometheus metrics on this second
 // port; default PORT + 1000, ephemeral when PORT is 0; "off": none), METRICS_TOKEN (the bearer token a
-// scraper sends; default a random one, printed at start).
+// scraper sends; default a random one, printed at start), OTEL=console (print a span per request and per SQL
+// statement), RATE_LIMIT (requests per minute per address and per user, logons 10; unset: no limit),
+// REDIS_URL (keep the rate-limit counts in Redis, shared by every process), SLOW_REQUEST_MS (the slow
+// request log's threshold, default 500; 0: off).
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import type { Database } from "tenon";
 import { runWorkers } from "tenon/cluster";
-import type { HttpServer } from "tenon/http";
+import { type HttpRateLimitStore, type HttpServer, RedisRateLimitStore } from "tenon/http";
 import { openDemoDatabase } from "./database.js";
 import { createDemoServer, prepareDemoDatabase } from "./app.js";
 import type { DemoContext } from "./demo-context.js";
@@ -32,8 +35,23 @@ const metrics =
         token: process.env.METRICS_TOKEN,
       };
 
+const tracing = process.env.OTEL === "console";
+const rateLimit = process.env.RATE_LIMIT === undefined || process.env.RATE_LIMIT === "" ? undefined : Number(process.env.RATE_LIMIT);
+
+/** The rate-limit store: Redis when REDIS_URL is set (the client closes with the process), else none (in-process counts). */
+async function openRateLimitStore(): Promise<HttpRateLimitStore | undefined> {
+  const url = process.env.REDIS_URL;
+  if (rateLimit === undefined || url === undefined || url === "") return undefined;
+  const { createClient } = await import("redis");
+  const client = createClient({ url });
+  client.on("error", () => {}); // a failed count answers 503; the client reconnects by itself
+  await client.connect();
+  return new RedisRateLimitStore(client, "tenon-demo:ratelimit:");
+}
+
 /** Opens the database and starts the server; `prepared` when the schema was made by the primary. */
 async function serve(prepared: boolean): Promise<{ server: HttpServer<DemoContext>; database: Database }> {
+  if (tracing) (await import("./tracing.js")).traceToConsole();
   const database = await openDemoDatabase(databaseUrl, sqliteFile);
   const server = await createDemoServer({
     database,
@@ -43,6 +61,10 @@ async function serve(prepared: boolean): Promise<{ server: HttpServer<DemoContex
     drainDelay: Number(process.env.DRAIN_DELAY_MS ?? 0),
     trustedProxies: process.env.TRUSTED_PROXIES?.split(",").map((entry) => entry.trim()),
     metrics,
+    tracing,
+    rateLimit,
+    rateLimitStore: await openRateLimitStore(),
+    slowRequestMs: process.env.SLOW_REQUEST_MS === undefined ? undefined : Number(process.env.SLOW_REQUEST_MS),
   });
   return { server, database };
 }

@@ -19,6 +19,7 @@ import {
 } from "./http-errors.js";
 import { HttpDefaults, HttpMessages } from "./http-messages.js";
 import { type HttpAnswerHeader, HttpStatusCatalogue, type HttpStatusEntry, httpStatusEntryOf } from "./http-status-catalogue.js";
+import { HttpTooManyRequestsError } from "./operations/rate-limiter.js";
 
 /** What an error is answered with (API.md "Error bodies"). @internal */
 export interface ErrorAnswer {
@@ -100,6 +101,8 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     return clientError(catalogue.forbidden, HttpMessages.forbidden(path));
   } else if (error instanceof HttpMethodNotAllowedError) {
     return clientError(catalogue.methodNotAllowed, error.message, error.allow.length > 0 ? { Allow: error.allow.join(", ") } : {});
+  } else if (error instanceof HttpTooManyRequestsError) {
+    return clientError(catalogue.tooManyRequests, error.message, error.headerValues);
   } else if (error instanceof HttpNotReadyError) {
     // A fixed text of the server's own, so shown; the task id still ties the answer to the cause in the log.
     const answer = clientError(serviceUnavailable, error.message, { "Retry-After": String(HttpDefaults.notReadyRetryAfterSeconds) });

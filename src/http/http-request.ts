@@ -4,7 +4,7 @@ import { HttpError } from "./http-errors.js";
 import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
 import { requestIdOf } from "./operations/request-id.js";
-import type { RequestObservation } from "./operations/request-observer.js";
+import type { RequestObservation, SlowRequest } from "./operations/request-observer.js";
 
 /** A name and its value: one header or one query-string parameter. */
 export type HttpNameValue = readonly [name: string, value: string];
@@ -81,6 +81,11 @@ export class HttpRequest {
   get requestId(): string {
     this.#requestId ??= requestIdOf(this.#raw.rawHeaders);
     return this.#requestId;
+  }
+
+  /** @internal What the response log record of a slow request carries; undefined for others. */
+  get slowRequest(): SlowRequest | undefined {
+    return this.observation?.slow;
   }
 
   /** True when `method` differs from `sentMethod` (an accepted method override, SPEC.md 4.4). */

@@ -24,6 +24,11 @@ import { openApiController } from "./openapi/openapi-controller.js";
 import type { OpenApiDocument, OpenApiOptions } from "./openapi/openapi-types.js";
 import { checkedMetricsOptions, type HttpMetricsOptions, startMetrics } from "./operations/http-metrics.js";
 import { OperationsObserver } from "./operations/operations-observer.js";
+import { HttpTracing, loadOpenTelemetry } from "./operations/http-tracing.js";
+import { checkedRateLimit, type HttpRateLimit, RateLimiter } from "./operations/rate-limiter.js";
+import { type HttpRateLimitStore, MemoryRateLimitStore } from "./operations/rate-limit-store.js";
+import { OperationsMessages } from "./operations/operations-messages.js";
+import { SlowRequestLog } from "./operations/slow-request-log.js";
 
 /**
  * How the server gets each request's context: a class, built with `new` and no arguments, or a function that
@@ -104,6 +109,10 @@ export class HttpServer<C> {
   #metrics: Required<HttpMetricsOptions> | undefined;
   #metricsPort = 0;
   #operations: OperationsObserver | undefined;
+  #tracing = false;
+  readonly #rateLimits: HttpRateLimit[] = [];
+  #rateLimitStore: HttpRateLimitStore | undefined;
+  #slowRequestThreshold = 0;
 
   /**
    * @param context the per-request context: a class built with no arguments for every request, or a function
@@ -300,6 +309,63 @@ export class HttpServer<C> {
     this.#metrics = value === undefined ? undefined : checkedMetricsOptions(value);
   }
 
+  /**
+   * OpenTelemetry tracing (docs/operations.md), off by default: a server span per request named by its route
+   * template, a client span per SQL statement, the parent taken from an incoming `traceparent`. Spans go to
+   * the tracer provider the application registers (the OpenTelemetry SDK); `start()` loads the optional peer
+   * dependency `@opentelemetry/api`, and without it tracing is a no-op.
+   */
+  get tracing(): boolean {
+    return this.#tracing;
+  }
+  set tracing(value: boolean) {
+    this.#guard("tracing");
+    this.#tracing = value;
+  }
+
+  /**
+   * Adds a rate limit (docs/operations.md): at most `limit` requests per `windowSeconds` per client address
+   * (`by: "ip"`, decided before authentication) or per user (`by: "user"`, after it), on every request or on
+   * one `route` (`"POST /api/logon"`). Over it a request answers 429 with `Retry-After`, and every answer of
+   * a limited request carries the IETF `RateLimit-Policy` and `RateLimit` headers. None by default.
+   */
+  addRateLimit(limit: HttpRateLimit): void {
+    this.#guard("addRateLimit");
+    this.#rateLimits.push(checkedRateLimit(limit, this.#rateLimits));
+    this.#openApiText = undefined;
+  }
+
+  /** The rate limits added so far. */
+  get rateLimits(): readonly HttpRateLimit[] {
+    return [...this.#rateLimits];
+  }
+
+  /**
+   * Where the rate-limit counts are kept: in this process by default (a fresh `MemoryRateLimitStore` at
+   * every start), or a `RedisRateLimitStore` so that several processes share one budget per client.
+   */
+  get rateLimitStore(): HttpRateLimitStore | undefined {
+    return this.#rateLimitStore;
+  }
+  set rateLimitStore(value: HttpRateLimitStore | undefined) {
+    this.#guard("rateLimitStore");
+    this.#rateLimitStore = value;
+  }
+
+  /**
+   * The slow request log (docs/operations.md), off by default (0): a request that takes at least this many
+   * milliseconds has a response log record that carries its duration and its SQL statements with theirs
+   * (the texts only: parameter values are never logged). Needs a log writer to show anywhere.
+   */
+  get slowRequestThreshold(): number {
+    return this.#slowRequestThreshold;
+  }
+  set slowRequestThreshold(value: number) {
+    this.#guard("slowRequestThreshold");
+    if (!Number.isFinite(value) || value < 0) throw new HttpServerError(HttpMessages.invalidDuration("slowRequestThreshold", value));
+    this.#slowRequestThreshold = value;
+  }
+
   /** The port the metrics listener bound while running (0 when stopped, without metrics, or in an aggregated worker). */
   get metricsPort(): number {
     return this.#metricsPort;
@@ -427,6 +493,7 @@ export class HttpServer<C> {
       ? { readiness: this.#readiness, readinessTimeout: this.#readinessTimeout, draining: false }
       : undefined;
     const router = this.#buildRouter(balancer);
+    this.#checkRateLimitRoutes(balancer);
     this.#state = "starting";
     try {
       for (const check of this.#startChecks) await check();
@@ -455,6 +522,8 @@ export class HttpServer<C> {
       bodyTimeout: this.#bodyTimeout,
       minBodyDataRate: this.#minBodyDataRate,
       observer: operations,
+      rateLimiter:
+        this.#rateLimits.length === 0 ? undefined : new RateLimiter(this.#rateLimits, this.#rateLimitStore ?? new MemoryRateLimitStore()),
     });
     counted = pipeline;
     try {
@@ -517,20 +586,36 @@ export class HttpServer<C> {
     }
   }
 
-  /** Starts metrics (and the other operations features) when configured; undefined when all are off. */
+  /** Refuses a rate limit whose route is not registered (a typo would silently limit nothing). */
+  #checkRateLimitRoutes(balancer: BalancerState | undefined): void {
+    const routes = new Set<string>();
+    for (const { verb, pattern } of this.#resolvedRoutes(balancer)) routes.add(`${verb.method} ${pattern}`);
+    for (const limit of this.#rateLimits) {
+      if (limit.route !== undefined && !routes.has(limit.route))
+        throw new HttpServerError(OperationsMessages.unknownRateLimitRoute(limit.route));
+    }
+  }
+
+  /** Starts metrics, tracing and the slow request log when configured; undefined when all are off. */
   async #startOperations(inFlight: () => number): Promise<OperationsObserver | undefined> {
-    if (this.#metrics === undefined) return undefined;
+    const api = this.#tracing ? await loadOpenTelemetry() : undefined;
+    const tracing = api === undefined ? undefined : new HttpTracing(api);
+    const slowLog = this.#slowRequestThreshold > 0 ? new SlowRequestLog(this.#slowRequestThreshold) : undefined;
+    if (this.#metrics === undefined && tracing === undefined && slowLog === undefined) return undefined;
     const logger = this.#logger;
-    const metrics = await startMetrics(this.#metrics, {
-      inFlight,
-      log:
-        logger === undefined
-          ? undefined
-          : () => ({ writer: logger.writerClass.name, queueDepth: logger.queueDepth, discarded: logger.discardedTotal }),
-      pools: this.#metrics.pools,
-    });
-    this.#metricsPort = metrics.port;
-    return new OperationsObserver(metrics);
+    const metrics =
+      this.#metrics === undefined
+        ? undefined
+        : await startMetrics(this.#metrics, {
+            inFlight,
+            log:
+              logger === undefined
+                ? undefined
+                : () => ({ writer: logger.writerClass.name, queueDepth: logger.queueDepth, discarded: logger.discardedTotal }),
+            pools: this.#metrics.pools,
+          });
+    this.#metricsPort = metrics?.port ?? 0;
+    return new OperationsObserver(metrics, tracing, slowLog);
   }
 
   async #stopOperations(operations: OperationsObserver | undefined): Promise<void> {

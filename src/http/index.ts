@@ -22,6 +22,14 @@ export {
 export type { HttpReadiness } from "./balancer/http-readiness.js";
 export type { HttpMetricsOptions } from "./operations/http-metrics.js";
 export type { HttpPoolFigures, PoolFigures } from "./operations/pool-figures.js";
+export { HttpTooManyRequestsError, type HttpRateLimit } from "./operations/rate-limiter.js";
+export {
+  type HttpRateLimitStore,
+  MemoryRateLimitStore,
+  RedisRateLimitStore,
+  type RateLimitCount,
+  type RedisEvalClient,
+} from "./operations/rate-limit-store.js";
 export {
   Uri,
   Get,
@@ -58,7 +66,13 @@ export { HttpLogParameters, type HttpLogParameterOptions } from "./logging/http-
 export { HttpLogWriter, type HttpLogWriterClass } from "./logging/http-log-writer.js";
 export { HttpLogRedactedNames } from "./logging/http-log-redacted-names.js";
 export { HttpLogAction, HttpLogDiscarded, HttpLogError, HttpLogRequest, HttpLogResponse } from "./logging/http-log-records.js";
-export type { HttpLogNameValues, HttpLogNameValueJson, HttpLogUser } from "./logging/http-log-records.js";
+export type {
+  HttpLogNameValues,
+  HttpLogNameValueJson,
+  HttpLogSlowRequest,
+  HttpLogStatement,
+  HttpLogUser,
+} from "./logging/http-log-records.js";
 export { JsonLinesLogWriter, type JsonLinesLogKind } from "./logging/json-lines-log-writer.js";
 export { HttpContext } from "./crud/http-context.js";
 export { HttpEntityReader, type HttpEntityPage } from "./crud/http-entity-reader.js";

@@ -15,6 +15,7 @@ import { isSettledDisposal } from "../disposal.js";
 import { isInt32 } from "../values/integer-range.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 import type { RequestObserver } from "./operations/request-observer.js";
+import type { RateLimiter } from "./operations/rate-limiter.js";
 
 /** What the router holds for one route. @internal */
 export interface RouteTarget<C> {
@@ -51,6 +52,8 @@ export interface PipelineSettings<C> {
   readonly minBodyDataRate: number;
   /** Metrics, tracing and the slow request log; undefined when all are off. */
   readonly observer: RequestObserver | undefined;
+  /** The rate limits; undefined when there are none. */
+  readonly rateLimiter: RateLimiter | undefined;
 }
 
 /** The optional hooks a context class may have. */
@@ -173,8 +176,8 @@ export class RequestPipeline<C> {
       reportInternalError(error);
       res.destroy();
     }
-    logger?.logResponse(request, response);
     if (request.observation !== undefined) observer?.end(request.observation, request, response);
+    logger?.logResponse(request, response);
     this.#finished();
   }
 
@@ -295,6 +298,7 @@ export class RequestPipeline<C> {
     const method = request.method;
     const match = settings.router.resolve(method === "HEAD" ? "GET" : method, path);
     if (request.observation !== undefined && match !== undefined) request.observation.route = match.target.route;
+    if (settings.rateLimiter !== undefined) return this.#dispatchLimited(settings.rateLimiter, match, request, response, context, path);
     if (match === undefined) {
       if (settings.authenticateUnknown)
         return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
@@ -304,6 +308,33 @@ export class RequestPipeline<C> {
       return this.#authenticate(request, response, context).then(() => this.#invoke(match, request, response, context));
     }
     return this.#invoke(match, request, response, context);
+  }
+
+  /**
+   * `#dispatch` with rate limits: those by address before authentication (and before 404, so that probing
+   * unknown addresses is limited too), those by user after it. Synchronous while the store is.
+   */
+  #dispatchLimited(
+    limiter: RateLimiter,
+    match: HttpRouteMatch<RouteTarget<C>> | undefined,
+    request: HttpRequest,
+    response: HttpResponse,
+    context: C,
+    path: string,
+  ): void | Promise<unknown> {
+    const route = match === undefined ? "" : `${request.method === "HEAD" ? "GET" : request.method} ${match.target.route}`;
+    const afterAuthentication = (): void | Promise<unknown> => {
+      if (match === undefined) return this.#refuseUnmatched(request, path);
+      const limited = limiter.afterAuthentication(request, response, route);
+      if (limited === undefined) return this.#invoke(match, request, response, context);
+      return limited.then(() => this.#invoke(match, request, response, context));
+    };
+    const authenticated = (): void | Promise<unknown> => {
+      const authenticate = match === undefined ? this.#settings.authenticateUnknown : match.target.requiresAuthentication;
+      return authenticate ? this.#authenticate(request, response, context).then(afterAuthentication) : afterAuthentication();
+    };
+    const limited = limiter.beforeAuthentication(request, response, route);
+    return limited === undefined ? authenticated() : limited.then(authenticated);
   }
 
   /** Throws the 405 or 404 of a request that no route answers. */
@@ -374,12 +405,12 @@ export class RequestPipeline<C> {
       response.reset(HttpStatus.internalServerError, serverErrorBody(HttpStatus.internalServerError, taskId), HttpDefaults.jsonContentType);
       writeResponse(res, response, settings.cors, close, request.requestId);
     }
+    if (request.observation !== undefined) settings.observer?.end(request.observation, request, response);
     const logger = settings.logger;
     if (logger !== undefined) {
       logger.logResponse(request, response);
       if (response.statusCode >= 500) logger.logError(request, response, taskId, error);
     }
-    if (request.observation !== undefined) settings.observer?.end(request.observation, request, response);
   }
 }
 

@@ -6,12 +6,13 @@
  */
 export interface StatementObserver {
   /**
-   * A statement starts: `sql` is its text with placeholders, never its parameters. Answers a token handed
+   * A statement starts: `sql` is its text with placeholders, never its parameters; `system` the engine
+   * (`sqlite`, `postgres`, `mariadb`: the dialect's name). Answers a token handed
    * back to `statementEnded` (a start time, a span), or undefined. A token may be dropped without
    * `statementEnded` when the engine declined to run the statement at once (it then runs, and is reported,
    * again). Must not throw.
    */
-  statementStarted(sql: string): unknown;
+  statementStarted(sql: string, system: string): unknown;
   /** The statement of `token` ended; `error` is what it failed with, undefined when it succeeded. Must not throw. */
   statementEnded(token: unknown, error: unknown): void;
   /** A unit of work is run again after the transient failure `error` (see `RetryPolicy`). Must not throw. */
@@ -26,8 +27,8 @@ class ObserverList implements StatementObserver {
     this.#observers = observers;
   }
 
-  statementStarted(sql: string): unknown {
-    return this.#observers.map((observer) => observer.statementStarted(sql));
+  statementStarted(sql: string, system: string): unknown {
+    return this.#observers.map((observer) => observer.statementStarted(sql, system));
   }
 
   statementEnded(token: unknown, error: unknown): void {

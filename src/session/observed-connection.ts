@@ -8,6 +8,7 @@ import type { StatementObserver } from "../observation/statement-observer.js";
 export class ObservedConnection implements Connection {
   readonly #connection: Connection;
   readonly #observer: StatementObserver;
+  readonly #system: string;
   /** @internal A fast path, not API (see `Connection.queryNow`). */
   readonly queryNow?: Connection["queryNow"];
   /** @internal A fast path, not API (see `Connection.queryAllNow`). */
@@ -17,10 +18,14 @@ export class ObservedConnection implements Connection {
   /** @inheritdoc */
   readonly cancel?: Connection["cancel"];
 
-  /** @param connection the engine's connection. @param observer where its statements are reported. */
-  constructor(connection: Connection, observer: StatementObserver) {
+  /**
+   * @param connection the engine's connection. @param observer where its statements are reported.
+   * @param system the engine's name (its dialect's), reported with each statement.
+   */
+  constructor(connection: Connection, observer: StatementObserver, system: string) {
     this.#connection = connection;
     this.#observer = observer;
+    this.#system = system;
     if (connection.queryNow !== undefined)
       this.queryNow = (sql, parameters, exactIntegers) => this.#queryNow(sql, parameters, exactIntegers);
     if (connection.queryAllNow !== undefined) this.queryAllNow = (queries) => this.#queryAllNow(queries);
@@ -40,7 +45,7 @@ export class ObservedConnection implements Connection {
 
   #queryNow(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[][] | undefined {
     const observer = this.#observer;
-    const token = observer.statementStarted(sql);
+    const token = observer.statementStarted(sql, this.#system);
     let rows: unknown[][] | undefined;
     try {
       rows = this.#connection.queryNow!(sql, parameters, exactIntegers);
@@ -57,7 +62,7 @@ export class ObservedConnection implements Connection {
     queries: readonly { readonly sql: string; readonly parameters: readonly unknown[]; readonly exactIntegers?: boolean }[],
   ): unknown[][][] | undefined {
     const observer = this.#observer;
-    const tokens = queries.map((query) => observer.statementStarted(query.sql));
+    const tokens = queries.map((query) => observer.statementStarted(query.sql, this.#system));
     let results: unknown[][][] | undefined;
     try {
       results = this.#connection.queryAllNow!(queries);
@@ -71,7 +76,7 @@ export class ObservedConnection implements Connection {
 
   #observed<R>(sql: string, run: () => Promise<R>): Promise<R> {
     const observer = this.#observer;
-    const token = observer.statementStarted(sql);
+    const token = observer.statementStarted(sql, this.#system);
     let pending: Promise<R>;
     try {
       pending = run();

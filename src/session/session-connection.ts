@@ -38,7 +38,7 @@ export class SessionConnection {
     if (state.phase !== "idle") return undefined;
     const acquired = this.#database.acquireNow?.();
     if (acquired === undefined) return undefined;
-    const connection = observed(acquired);
+    const connection = observed(acquired, this.#database);
     this.#state = { phase: "open", connection, ready: undefined };
     return connection;
   }
@@ -57,7 +57,10 @@ export class SessionConnection {
       case "idle": {
         const connection = this.now();
         if (connection !== undefined) return this.acquire();
-        const pending = statementObservation.current === undefined ? this.#database.acquire() : this.#database.acquire().then(observed);
+        const pending =
+          statementObservation.current === undefined
+            ? this.#database.acquire()
+            : this.#database.acquire().then((connection) => observed(connection, this.#database));
         const opening: ConnectionState = { phase: "opening", pending };
         this.#state = opening;
         pending.then(
@@ -110,9 +113,9 @@ export class SessionConnection {
 }
 
 /** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
-function observed(connection: Connection): Connection {
+function observed(connection: Connection, database: Database): Connection {
   const observer = statementObservation.current;
-  return observer === undefined ? connection : new ObservedConnection(connection, observer);
+  return observer === undefined ? connection : new ObservedConnection(connection, observer, database.dialect.name);
 }
 
 /** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */

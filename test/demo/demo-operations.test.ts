@@ -53,3 +53,40 @@ describe("the demo's operations", () => {
     assert.equal(samplesOf(metrics, "tenon_log_queue_depth", { writer: "JsonLinesLogWriter" }).length, 1);
   });
 });
+
+describe("the demo with OTEL=console and RATE_LIMIT", () => {
+  let db: DemoDatabase;
+  let demo: DemoProcess;
+
+  before(async () => {
+    db = await sqliteDemoEngine.open();
+    demo = await startDemo({ ...db.env, OTEL: "console", RATE_LIMIT: "4", METRICS_PORT: "off", SLOW_REQUEST_MS: "0" });
+  });
+  after(async () => {
+    await demo?.stop();
+    await db?.close();
+  });
+
+  test("prints a span per request, named by its route template, and one per SQL statement", async () => {
+    const logon = await ask(demo.port, "/api/logon", { method: "POST", body: JSON.stringify({ username: "guest", password: "guest" }) });
+    assert.equal(logon.status, 200);
+    const token = (logon.json as { token: string }).token;
+    assert.equal((await ask(demo.port, "/api/companies/1", { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    for (let i = 0; i < 100 && !/name: 'GET \/api\/companies\/\?'/.test(demo.output()); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(demo.output(), /name: 'GET \/api\/companies\/\?'/);
+    assert.match(demo.output(), /'db\.system\.name': 'sqlite'/);
+    assert.match(demo.output(), /'http\.route': '\/api\/companies\/\?'/);
+  });
+
+  test("limits each address: past RATE_LIMIT requests a minute it answers 429 with Retry-After", async () => {
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof ask>> | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await ask(demo.port, "/api/live", { headers: { "X-Forwarded-For": "198.51.100.9" } });
+      statuses.push(last.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+    assert.ok(Number(last?.headers["retry-after"]) > 0);
+    assert.match(String(last?.headers["ratelimit-policy"]), /"address";q=4;w=60/);
+  });
+});

@@ -17,6 +17,9 @@ server.registerController(HealthController);
 server.registerController(CompaniesController);
 registerExtraRoutes(server, Number(process.env.BENCH_ROUTES ?? 0));
 registerLogging(server, process.env.BENCH_LOG ?? "", process.env.BENCH_LOG_FILE ?? "http.log");
+// The operations features, for their cost (docs/operations.md): BENCH_METRICS=1, BENCH_TRACING=1.
+if (process.env.BENCH_METRICS === "1") server.metrics = { port: 0, token: "bench-metrics-token-0000" };
+if (process.env.BENCH_TRACING === "1") server.tracing = true;
 await server.start();
 process.stdout.write(`LISTENING ${server.port}\n`);
 

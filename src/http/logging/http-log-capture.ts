@@ -1,6 +1,13 @@
 import { HttpLogRedactedNames } from "./http-log-redacted-names.js";
 import type { HttpLogParameters } from "./http-log-parameters.js";
-import { HttpLogError, HttpLogRequest, HttpLogResponse, type HttpLogNameValues, type HttpLogUser } from "./http-log-records.js";
+import {
+  HttpLogError,
+  HttpLogRequest,
+  HttpLogResponse,
+  type HttpLogNameValues,
+  type HttpLogSlowRequest,
+  type HttpLogUser,
+} from "./http-log-records.js";
 import { LogMessages, REDACTED } from "./log-messages.js";
 import { renderError } from "./render-error.js";
 
@@ -38,6 +45,8 @@ export interface LoggedRequest {
   readonly headers: readonly (readonly [string, string])[];
   /** The request's id (`X-Request-Id`), carried by every record of the request. */
   readonly requestId?: string;
+  /** Set for a request slower than the slow request threshold: its duration and statements. */
+  readonly slowRequest?: HttpLogSlowRequest | undefined;
 }
 
 /** What the log reads of a response (the shape of `HttpResponse`). */
@@ -182,6 +191,7 @@ export function buildLogResponse<Req extends LoggedRequest>(
     contentLength,
     contentOmitted: content === undefined,
     content,
+    slow: request.slowRequest,
   });
 }
 

@@ -166,11 +166,33 @@ export class HttpLogRequest implements HttpLogRequestFields {
   }
 }
 
+/** One statement of a slow request's response record (`HttpServer.slowRequestThreshold`). */
+export interface HttpLogStatement {
+  /** The statement text, with placeholders: parameter values are never logged. */
+  readonly sql: string;
+  /** How long it took, in milliseconds. */
+  readonly durationMs: number;
+  /** True when it failed. */
+  readonly failed: boolean;
+}
+
+/** What the response record of a request slower than the threshold carries. */
+export interface HttpLogSlowRequest {
+  /** The request's time from its body read to its answer written, in milliseconds. */
+  readonly durationMs: number;
+  /** Its statements in the order run (at most 100). */
+  readonly statements: readonly HttpLogStatement[];
+  /** The statements beyond those listed. */
+  readonly statementsOmitted: number;
+}
+
 /** The fields of an `HttpLogResponse`. */
 export interface HttpLogResponseFields {
   readonly time: number;
   /** The request id (`X-Request-Id`), '' or absent when none. */
   readonly requestId?: string;
+  /** Set for a request slower than the slow request threshold. */
+  readonly slow?: HttpLogSlowRequest | undefined;
   readonly host: string;
   readonly uri: string;
   readonly user: HttpLogUser | undefined;
@@ -195,10 +217,15 @@ export interface HttpLogResponseJson {
   readonly contentLength: number;
   readonly contentOmitted?: true;
   readonly content?: string;
+  readonly durationMs?: number;
+  readonly statements?: readonly HttpLogStatement[];
+  readonly statementsOmitted?: number;
 }
 
 /** A logged response (SPEC.md TTHttpLogResponse), handed to `HttpLogWriter.writeResponse`. */
 export class HttpLogResponse implements HttpLogResponseFields {
+  /** Set when the request took at least `HttpServer.slowRequestThreshold`: its duration and statements. */
+  readonly slow: HttpLogSlowRequest | undefined;
   /** When the entry was built, in milliseconds since the epoch. */
   readonly time: number;
   /** The request's id (`X-Request-Id`: the caller's when well-formed, else generated), '' when none. */
@@ -226,6 +253,7 @@ export class HttpLogResponse implements HttpLogResponseFields {
   constructor(fields: HttpLogResponseFields) {
     this.time = fields.time;
     this.requestId = fields.requestId ?? "";
+    this.slow = fields.slow;
     this.host = fields.host;
     this.uri = fields.uri;
     this.user = fields.user;
@@ -250,6 +278,13 @@ export class HttpLogResponse implements HttpLogResponseFields {
       contentEncoding: this.contentEncoding,
       contentLength: this.contentLength,
       ...(this.contentOmitted ? { contentOmitted: true as const } : { content: this.content ?? "" }),
+      ...(this.slow === undefined
+        ? {}
+        : {
+            durationMs: this.slow.durationMs,
+            statements: this.slow.statements,
+            ...(this.slow.statementsOmitted > 0 ? { statementsOmitted: this.slow.statementsOmitted } : {}),
+          }),
     };
   }
 

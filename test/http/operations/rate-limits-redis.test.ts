@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { createClient } from "redis";
+import { HttpController } from "../../../src/http/http-controller.js";
+import type { HttpServer } from "../../../src/http/http-server.js";
+import { RedisRateLimitStore } from "../../../src/http/operations/rate-limit-store.js";
+import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
+import { ask, started } from "../http-test-client.js";
+
+const app = fileURLToPath(new URL("./rate-limited-app.js", import.meta.url));
+/** Every key of this run starts with it, so runs (and parallel suites) never share a budget. */
+const prefix = `tenon:test:${randomUUID()}:`;
+
+function startApp(limit: number): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [app], {
+    env: { ...process.env, REDIS_PREFIX: prefix, LIMIT: String(limit) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  return new Promise((resolve, reject) => {
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => {
+      output += chunk;
+      const match = /LISTENING (\d+)/.exec(output);
+      if (match !== null) resolve({ child, port: Number(match[1]) });
+    });
+    child.once("exit", (code) => reject(new Error(`the app exited with ${code}: ${output}`)));
+  });
+}
+
+class Ctx {}
+
+@Uri("/things")
+class ThingsController extends HttpController<Ctx> {
+  @Get()
+  list(): unknown {
+    return [];
+  }
+}
+
+describe("rate limits kept in Redis", () => {
+  const redis = createClient({ url: "redis://127.0.0.1:6379" });
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    await redis.connect();
+  });
+
+  after(async () => {
+    for (const child of children) {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }
+    }
+    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*` })) if (keys.length > 0) await redis.del(keys);
+    await redis.quit();
+  });
+
+  test("two Tenon processes share one budget per client", { timeout: 30000 }, async () => {
+    const [first, second] = await Promise.all([startApp(5), startApp(5)]);
+    children.push(first.child, second.child);
+    const statuses: number[] = [];
+    const pids = new Set<number>();
+    for (let i = 0; i < 8; i++) {
+      const answer = await ask(i % 2 === 0 ? first.port : second.port, "/pid");
+      statuses.push(answer.status);
+      if (answer.status === 200) {
+        pids.add((answer.json as { pid: number }).pid);
+        assert.match(String(answer.headers.ratelimit), new RegExp(`^"shared";r=${4 - i};t=\\d+$`));
+      } else {
+        assert.ok(Number(answer.headers["retry-after"]) >= 1);
+      }
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429, 429]);
+    assert.equal(pids.size, 2, "both processes answered");
+    const keys: string[] = [];
+    for await (const batch of redis.scanIterator({ MATCH: `${prefix}*` })) keys.push(...batch);
+    assert.equal(keys.length, 1);
+    const ttl = await redis.pTTL(keys[0]);
+    assert.ok(ttl > 0 && ttl <= 60000, String(ttl));
+  });
+
+  test("when Redis fails, a limited request answers 503 and is not let through", async () => {
+    const broken = createClient({ url: "redis://127.0.0.1:6379" });
+    await broken.connect();
+    const server: HttpServer<Ctx> = await started(Ctx, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(ThingsController);
+      s.rateLimitStore = new RedisRateLimitStore(broken, prefix);
+      s.addRateLimit({ name: "failing", limit: 10, windowSeconds: 60, by: "ip" });
+    });
+    try {
+      assert.equal((await ask(server.port, "/things")).status, 200);
+      broken.destroy();
+      const answer = await ask(server.port, "/things");
+      assert.equal(answer.status, 503);
+      assert.equal((answer.json as { message: string }).message, "Internal server error.");
+    } finally {
+      await server.stop();
+    }
+  });
+});
