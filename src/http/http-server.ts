@@ -1,4 +1,9 @@
 import { createServer, type Server, type ServerOptions } from "node:http";
+import { contextFactory, type HttpContextSource } from "./context-source.js";
+
+export type { HttpContextSource } from "./context-source.js";
+import { closeServer, listen } from "./server-listen.js";
+import { joinPath } from "./routing/join-path.js";
 import { isIP } from "node:net";
 import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
 import { type BalancerState, balancerController } from "./balancer/balancer-routes.js";
@@ -22,33 +27,11 @@ import { BasicAuthentication } from "./auth/basic-authentication.js";
 import { buildOpenApiDocument, type DocumentedRoute } from "./openapi/openapi-builder.js";
 import { openApiController } from "./openapi/openapi-controller.js";
 import type { OpenApiDocument, OpenApiOptions } from "./openapi/openapi-types.js";
-import { checkedMetricsOptions, type HttpMetricsOptions, startMetrics } from "./operations/http-metrics.js";
-import { OperationsObserver } from "./operations/operations-observer.js";
-import { HttpTracing, loadOpenTelemetry } from "./operations/http-tracing.js";
+import { checkedMetricsOptions, type HttpMetricsOptions } from "./operations/http-metrics.js";
+import { type OperationsObserver, startOperations } from "./operations/operations-observer.js";
 import { checkedRateLimit, type HttpRateLimit, RateLimiter } from "./operations/rate-limiter.js";
 import { type HttpRateLimitStore, MemoryRateLimitStore } from "./operations/rate-limit-store.js";
 import { OperationsMessages } from "./operations/operations-messages.js";
-import { SlowRequestLog } from "./operations/slow-request-log.js";
-
-/**
- * How the server gets each request's context: a class, built with `new` and no arguments, or a function that
- * answers a new context (`() => new AppContext(database)`), so that the application needs no module-level
- * database. They are told apart by the one thing JavaScript itself distinguishes: a function with its own
- * `prototype` (a `class`, or a `function` declaration or expression) is called with `new`; one without (an
- * arrow function, a method, a bound function) is called. A `function` that returns an object answers that
- * object under `new` as well, so both kinds of factory work; a bound class does not (wrap it in an arrow).
- */
-export type HttpContextSource<C> = (new () => C) | (() => C);
-
-/** The factory of a context source (see `HttpContextSource`). */
-function contextFactory<C>(source: HttpContextSource<C>): () => C {
-  if (Object.hasOwn(source, "prototype")) {
-    const contextClass = source as new () => C;
-    return () => new contextClass();
-  }
-  const factory = source as () => C;
-  return () => factory();
-}
 
 interface Registration<C> {
   readonly controller: HttpControllerClass<C>;
@@ -598,24 +581,15 @@ export class HttpServer<C> {
 
   /** Starts metrics, tracing and the slow request log when configured; undefined when all are off. */
   async #startOperations(inFlight: () => number): Promise<OperationsObserver | undefined> {
-    const api = this.#tracing ? await loadOpenTelemetry() : undefined;
-    const tracing = api === undefined ? undefined : new HttpTracing(api);
-    const slowLog = this.#slowRequestThreshold > 0 ? new SlowRequestLog(this.#slowRequestThreshold) : undefined;
-    if (this.#metrics === undefined && tracing === undefined && slowLog === undefined) return undefined;
-    const logger = this.#logger;
-    const metrics =
-      this.#metrics === undefined
-        ? undefined
-        : await startMetrics(this.#metrics, {
-            inFlight,
-            log:
-              logger === undefined
-                ? undefined
-                : () => ({ writer: logger.writerClass.name, queueDepth: logger.queueDepth, discarded: logger.discardedTotal }),
-            pools: this.#metrics.pools,
-          });
-    this.#metricsPort = metrics?.port ?? 0;
-    return new OperationsObserver(metrics, tracing, slowLog);
+    const operations = await startOperations({
+      metrics: this.#metrics,
+      tracing: this.#tracing,
+      slowRequestThreshold: this.#slowRequestThreshold,
+      logger: this.#logger,
+      inFlight,
+    });
+    this.#metricsPort = operations?.metricsPort ?? 0;
+    return operations;
   }
 
   async #stopOperations(operations: OperationsObserver | undefined): Promise<void> {
@@ -699,33 +673,4 @@ export class HttpServer<C> {
       }
     }
   }
-}
-
-function joinPath(base: string, path: string): string {
-  const left = base.replace(/\/+$/, "");
-  const right = path.replace(/^\/+/, "");
-  if (right === "") return left === "" ? "/" : left;
-  return `${left}/${right}`;
-}
-
-function listen(server: Server, host: string, port: number, ipv6Only: boolean): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error): void => reject(error);
-    server.once("error", onError);
-    server.listen({ host, port, ipv6Only }, () => {
-      server.off("error", onError);
-      const address = server.address();
-      resolve(typeof address === "object" && address !== null ? address.port : port);
-    });
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) {
-      resolve();
-      return;
-    }
-    server.close(() => resolve());
-  });
 }

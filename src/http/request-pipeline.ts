@@ -11,11 +11,22 @@ import type { HttpLogger } from "./logging/http-logger.js";
 import { BodyReader, BodyWatch } from "./body-reader.js";
 import type { TrustedProxyRule } from "./client-ip.js";
 import { writeClientError, writePreflight, writeResponse } from "./response-writer.js";
-import { isSettledDisposal } from "../disposal.js";
-import { isInt32 } from "../values/integer-range.js";
 import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 import type { RequestObserver } from "./operations/request-observer.js";
 import type { RateLimiter } from "./operations/rate-limiter.js";
+import {
+  abortWhenGone,
+  type ContextHooks,
+  disposeContext,
+  int32Args,
+  isHost,
+  isThenable,
+  methodOverrideOf,
+  rawPathOf,
+  reportDisposeError,
+  reportInternalError,
+  serializeResult,
+} from "./pipeline-steps.js";
 
 /** What the router holds for one route. @internal */
 export interface RouteTarget<C> {
@@ -56,21 +67,7 @@ export interface PipelineSettings<C> {
   readonly rateLimiter: RateLimiter | undefined;
 }
 
-/** The optional hooks a context class may have. */
-interface ContextHooks {
-  attachRequest?(request: HttpRequest, response: HttpResponse): void;
-  /**
-   * Called once when the client goes away (its connection closes) while an asynchronous handler still runs:
-   * the place to cancel the database statement it waits for (an ORM session's `cancel()`).
-   */
-  abort?(): void;
-  /** May answer undefined when nothing is left to wait for (no session was opened). */
-  [Symbol.asyncDispose]?(): PromiseLike<void> | void;
-  [Symbol.dispose]?(): void;
-}
-
 const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
-const int32Pattern = /^-?\d{1,10}$/;
 
 /**
  * The per-request pipeline (SPEC.md 3): CORS preflight without a context; then body (bounded), the
@@ -236,7 +233,7 @@ export class RequestPipeline<C> {
       (context as ContextHooks).attachRequest?.(request, response);
       if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpMessages.payloadTooLarge(settings.maxRequestContentLength));
       if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpMessages.methodOverrideRefused);
-      if (observer === undefined) pending = this.#dispatch(request, response, context);
+      if (observer === undefined || !observer.wrapsDispatch) pending = this.#dispatch(request, response, context);
       else {
         const built = context;
         pending = observer.run(request.observation!, request, () => this.#dispatch(request, response, built));
@@ -412,102 +409,4 @@ export class RequestPipeline<C> {
       if (response.statusCode >= 500) logger.logError(request, response, taskId, error);
     }
   }
-}
-
-/** Calls the context's `abort()` when the client's connection closes before the answer was written. */
-function abortWhenGone(res: ServerResponse, context: ContextHooks): void {
-  res.once("close", () => {
-    if (res.writableFinished) return;
-    try {
-      context.abort?.();
-    } catch (error) {
-      reportInternalError(error);
-    }
-  });
-}
-
-/** True for `host` in any case, without the lower-case copy `toLowerCase()` would make on every request. */
-function isHost(name: string): boolean {
-  return (
-    (name.charCodeAt(0) | 32) === 104 &&
-    (name.charCodeAt(1) | 32) === 111 &&
-    (name.charCodeAt(2) | 32) === 115 &&
-    (name.charCodeAt(3) | 32) === 116
-  );
-}
-
-/** The path part of a request target (absolute-form targets reduced to their path). */
-function rawPathOf(uri: string): string {
-  const query = uri.indexOf("?");
-  const path = query < 0 ? uri : uri.slice(0, query);
-  if (path.charCodeAt(0) === 47) return path;
-  try {
-    return new URL(path).pathname;
-  } catch {
-    return path;
-  }
-}
-
-/** The first of the three method-override headers (SPEC.md 4.4), in the order sent. */
-function methodOverrideOf(raw: readonly string[]): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i];
-    if (name.length < 13 || name.length > 22) continue;
-    const lower = name.toLowerCase();
-    if (lower === "x-http-method-override" || lower === "x-http-method" || lower === "x-method-override") return raw[i + 1];
-  }
-  return undefined;
-}
-
-function int32Args(values: readonly string[], path: string): number[] {
-  const args: number[] = [];
-  for (const value of values) {
-    const number = int32Pattern.test(value) ? Number(value) : Number.NaN;
-    if (!isInt32(number)) {
-      throw new HttpError(HttpStatus.badRequest, HttpMessages.invalidInt32Segment(value, path));
-    }
-    args.push(number);
-  }
-  return args;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as PromiseLike<unknown>).then === "function";
-}
-
-/** A handler's return value, other than undefined, becomes the JSON content unless the handler set content. */
-function serializeResult(response: HttpResponse, result: unknown): void {
-  if (result !== undefined && !response.isContentAssigned) {
-    response.content = JSON.stringify(result);
-    if (response.contentType === "") response.contentType = HttpDefaults.jsonContentType;
-  }
-}
-
-/**
- * Disposes a context; returns a promise only when there is something to wait for (its failure is the caller's
- * to report). An `[Symbol.asyncDispose]()` that answers undefined, or what a session's `dispose()` answers when
- * it gave its connection back at once, is finished: the request is counted down without a promise reaction.
- */
-function disposeContext(context: ContextHooks): PromiseLike<void> | undefined {
-  try {
-    const asyncDispose = context[Symbol.asyncDispose];
-    if (typeof asyncDispose === "function") {
-      const disposal = asyncDispose.call(context);
-      if (disposal === undefined || isSettledDisposal(disposal)) return undefined;
-      return disposal instanceof Promise ? disposal : Promise.resolve(disposal);
-    }
-    const dispose = context[Symbol.dispose];
-    if (typeof dispose === "function") dispose.call(context);
-  } catch (error) {
-    reportDisposeError(error);
-  }
-  return undefined;
-}
-
-function reportDisposeError(error: unknown): void {
-  process.emitWarning(`Tenon: disposing a request context failed: ${String(error)}`, "TenonWarning");
-}
-
-function reportInternalError(error: unknown): void {
-  process.emitWarning(`Tenon: a request failed inside the server: ${String(error)}`, "TenonWarning");
 }

@@ -21,8 +21,21 @@ export const unmatchedRoute = "<unmatched>";
 const statementKinds = ["select", "insert", "update", "delete", "other"] as const;
 type StatementKind = (typeof statementKinds)[number];
 
+/** Kinds of the statement texts seen, bounded: a session runs the same few texts again and again. */
+const kinds = new Map<string, StatementKind>();
+const maxRemembered = 4096;
+
 /** The kind of a statement from its first keyword (`WITH` reads as select). @internal */
 export function statementKindOf(sql: string): StatementKind {
+  let kind = kinds.get(sql);
+  if (kind === undefined) {
+    kind = kindFromText(sql);
+    if (kinds.size < maxRemembered) kinds.set(sql, kind);
+  }
+  return kind;
+}
+
+function kindFromText(sql: string): StatementKind {
   let i = 0;
   while (i < sql.length && sql.charCodeAt(i) <= 32) i++;
   const word = sql.slice(i, i + 6).toLowerCase();

@@ -45,6 +45,8 @@ export class RequestObservation {
  * @internal
  */
 export interface RequestObserver {
+  /** Whether `run` does anything but call its work (tracing, the slow request log); false spares a closure per request. */
+  readonly wrapsDispatch: boolean;
   /** A request entered the pipeline (its body read). */
   begin(request: HttpRequest): RequestObservation;
   /** Runs the request's resolution, authentication and handler inside its observation (trace context). */

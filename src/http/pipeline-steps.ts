@@ -1,0 +1,126 @@
+import type { ServerResponse } from "node:http";
+import { isSettledDisposal } from "../disposal.js";
+import { isInt32 } from "../values/integer-range.js";
+import { HttpError } from "./http-errors.js";
+import { HttpDefaults, HttpMessages, HttpStatus } from "./http-messages.js";
+import type { HttpRequest } from "./http-request.js";
+import type { HttpResponse } from "./http-response.js";
+
+/**
+ * The small steps of the request pipeline (request-pipeline.ts): header scans, argument conversion, the
+ * handler's result, the context's disposal and the server's own warnings.
+ * @internal
+ */
+
+/** The optional hooks a context class may have. */
+export interface ContextHooks {
+  attachRequest?(request: HttpRequest, response: HttpResponse): void;
+  /**
+   * Called once when the client goes away (its connection closes) while an asynchronous handler still runs:
+   * the place to cancel the database statement it waits for (an ORM session's `cancel()`).
+   */
+  abort?(): void;
+  /** May answer undefined when nothing is left to wait for (no session was opened). */
+  [Symbol.asyncDispose]?(): PromiseLike<void> | void;
+  [Symbol.dispose]?(): void;
+}
+
+const int32Pattern = /^-?\d{1,10}$/;
+
+/** Calls the context's `abort()` when the client's connection closes before the answer was written. */
+export function abortWhenGone(res: ServerResponse, context: ContextHooks): void {
+  res.once("close", () => {
+    if (res.writableFinished) return;
+    try {
+      context.abort?.();
+    } catch (error) {
+      reportInternalError(error);
+    }
+  });
+}
+
+/** True for `host` in any case, without the lower-case copy `toLowerCase()` would make on every request. */
+export function isHost(name: string): boolean {
+  return (
+    (name.charCodeAt(0) | 32) === 104 &&
+    (name.charCodeAt(1) | 32) === 111 &&
+    (name.charCodeAt(2) | 32) === 115 &&
+    (name.charCodeAt(3) | 32) === 116
+  );
+}
+
+/** The path part of a request target (absolute-form targets reduced to their path). */
+export function rawPathOf(uri: string): string {
+  const query = uri.indexOf("?");
+  const path = query < 0 ? uri : uri.slice(0, query);
+  if (path.charCodeAt(0) === 47) return path;
+  try {
+    return new URL(path).pathname;
+  } catch {
+    return path;
+  }
+}
+
+/** The first of the three method-override headers (SPEC.md 4.4), in the order sent. */
+export function methodOverrideOf(raw: readonly string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length < 13 || name.length > 22) continue;
+    const lower = name.toLowerCase();
+    if (lower === "x-http-method-override" || lower === "x-http-method" || lower === "x-method-override") return raw[i + 1];
+  }
+  return undefined;
+}
+
+export function int32Args(values: readonly string[], path: string): number[] {
+  const args: number[] = [];
+  for (const value of values) {
+    const number = int32Pattern.test(value) ? Number(value) : Number.NaN;
+    if (!isInt32(number)) {
+      throw new HttpError(HttpStatus.badRequest, HttpMessages.invalidInt32Segment(value, path));
+    }
+    args.push(number);
+  }
+  return args;
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as PromiseLike<unknown>).then === "function";
+}
+
+/** A handler's return value, other than undefined, becomes the JSON content unless the handler set content. */
+export function serializeResult(response: HttpResponse, result: unknown): void {
+  if (result !== undefined && !response.isContentAssigned) {
+    response.content = JSON.stringify(result);
+    if (response.contentType === "") response.contentType = HttpDefaults.jsonContentType;
+  }
+}
+
+/**
+ * Disposes a context; returns a promise only when there is something to wait for (its failure is the caller's
+ * to report). An `[Symbol.asyncDispose]()` that answers undefined, or what a session's `dispose()` answers when
+ * it gave its connection back at once, is finished: the request is counted down without a promise reaction.
+ */
+export function disposeContext(context: ContextHooks): PromiseLike<void> | undefined {
+  try {
+    const asyncDispose = context[Symbol.asyncDispose];
+    if (typeof asyncDispose === "function") {
+      const disposal = asyncDispose.call(context);
+      if (disposal === undefined || isSettledDisposal(disposal)) return undefined;
+      return disposal instanceof Promise ? disposal : Promise.resolve(disposal);
+    }
+    const dispose = context[Symbol.dispose];
+    if (typeof dispose === "function") dispose.call(context);
+  } catch (error) {
+    reportDisposeError(error);
+  }
+  return undefined;
+}
+
+export function reportDisposeError(error: unknown): void {
+  process.emitWarning(`Tenon: disposing a request context failed: ${String(error)}`, "TenonWarning");
+}
+
+export function reportInternalError(error: unknown): void {
+  process.emitWarning(`Tenon: a request failed inside the server: ${String(error)}`, "TenonWarning");
+}
