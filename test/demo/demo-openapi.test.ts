@@ -1,14 +1,156 @@
 // The demo's OpenAPI document: it is served anonymously, it is a valid OpenAPI 3.1 document, and real
-// answers of the running demo validate against the schemas the document gives for them.
+// answers of the running demo validate against the schemas the document gives for them: a fast-check
+// property sends generated requests (every route, preset and caller, good and bad ids, filters and bodies)
+// and checks each answer's status is documented for its path and method and its body fits the schema.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import fc from "fast-check";
 import { ask, type Answer } from "../http/http-test-client.js";
 import { sqliteDemoEngine } from "./demo-engines.js";
 import { startDemo, type DemoProcess } from "./demo-process.js";
 
 type Document = { paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>> };
+
+/** One generated request: a path of the document with its placeholders, a method, a caller and a body. */
+interface Probe {
+  readonly method: string;
+  readonly path: string;
+  readonly params: Readonly<Record<string, string | number>>;
+  readonly user: "none" | "badToken" | "guest" | "editor";
+  readonly body?: string;
+}
+
+const entities = ["companies", "employees", "orders"] as const;
+const readable = [...entities, "employee-directory"] as const;
+
+/** Ids that exist, that do not, and that are not 32-bit integers. */
+const idArb = fc.oneof(fc.integer({ min: 1, max: 8 }), fc.constantFrom<string | number>(99999, "abc", "3000000000"));
+const userArb = fc.constantFrom<Probe["user"]>("none", "badToken", "guest", "editor", "editor", "editor");
+const filterColumn = fc.constantFrom("name", "id", "number", "firstName", "email", "nonsense", "salary");
+const filterArb = fc.oneof(
+  fc
+    .record({
+      where: fc.array(
+        fc.record({
+          columnName: filterColumn,
+          condition: fc.constantFrom("=", "LIKE", ">", "IS NULL", "BOGUS"),
+          value: fc.oneof(fc.string(), fc.integer()),
+        }),
+        { maxLength: 2 },
+      ),
+      start: fc.integer({ min: -1, max: 3 }),
+      limit: fc.integer({ min: 0, max: 5 }),
+    })
+    .map((filter) => JSON.stringify(filter)),
+  fc.constantFrom("{", "[]", "null", '{"where": 5}'),
+);
+const entityBodyArb = fc
+  .record({
+    id: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 8 }), fc.constant("x")),
+    name: fc.oneof(fc.constant(""), fc.string({ maxLength: 12 }), fc.constant("x".repeat(120))),
+    number: fc.string({ maxLength: 8 }),
+    firstName: fc.string({ maxLength: 8 }),
+    lastName: fc.string({ maxLength: 8 }),
+    email: fc.constantFrom(null, "a@b.example", "not an e-mail"),
+    companyId: fc.constantFrom(1, 2, 99999, null),
+    creditLimit: fc.constantFrom(null, "10.00", "-5", "abc"),
+    versionId: fc.integer({ min: 0, max: 3 }),
+  })
+  .map((body) => JSON.stringify(body));
+
+/** A request to any route of the demo, well or badly formed. */
+const probeArb: fc.Arbitrary<Probe> = fc.oneof(
+  fc.record({
+    method: fc.constant("GET"),
+    path: readable.map((name) => fc.constant(`/api/${name}`)).reduce((a, b) => fc.oneof(a, b)),
+    params: fc.constant({}),
+    user: userArb,
+  }),
+  fc.record({
+    method: fc.constant("GET"),
+    path: fc.constantFrom(...readable.map((name) => `/api/${name}/{id}`), ...readable.map((name) => `/api/${name}/find/{id}`)),
+    params: idArb.map((id) => ({ id })),
+    user: userArb,
+  }),
+  fc.record({
+    method: fc.constant("GET"),
+    path: fc.constantFrom(
+      ...readable.map((name) => `/api/${name}/metadata`),
+      ...entities.map((name) => `/api/${name}/createnew`),
+      "/api/admin/whoami",
+      "/api/health",
+    ),
+    params: fc.constant({}),
+    user: userArb,
+  }),
+  fc.record({
+    method: fc.constant("POST"),
+    path: fc.constantFrom(...readable.map((name) => `/api/${name}/select`)),
+    params: fc.constant({}),
+    user: userArb,
+    body: filterArb,
+  }),
+  fc.record({
+    method: fc.constantFrom("POST", "PUT"),
+    path: fc.constantFrom(...entities.map((name) => `/api/${name}`)),
+    params: fc.constant({}),
+    user: userArb,
+    body: entityBodyArb,
+  }),
+  fc.record({
+    method: fc.constant("PATCH"),
+    path: fc.constantFrom(...entities.map((name) => `/api/${name}/{id}`)),
+    params: idArb.map((id) => ({ id })),
+    user: userArb,
+    body: entityBodyArb,
+  }),
+  fc.record({
+    method: fc.constant("DELETE"),
+    path: fc.constantFrom(...entities.map((name) => `/api/${name}/{id}/{version}`)),
+    params: fc.record({ id: idArb, version: fc.integer({ min: 0, max: 2 }) }),
+    user: userArb,
+  }),
+  fc.record({
+    method: fc.constantFrom("DELETE", "PATCH"),
+    path: fc.constantFrom("/api/employee-directory", "/api/companies", "/api/health"),
+    params: fc.constant({}),
+    user: userArb,
+  }),
+  fc.record({
+    method: fc.constant("POST"),
+    path: fc.constant("/api/logon"),
+    params: fc.constant({}),
+    user: fc.constant<Probe["user"]>("none"),
+    body: fc.constantFrom('{"username":"guest","password":"guest"}', '{"username":"guest","password":"nope"}'),
+  }),
+);
+
+/** Examples that the property always runs first: together they give every status the demo answers to such requests. */
+const examples: Probe[] = [
+  { method: "GET", path: "/api/companies", params: {}, user: "editor" },
+  { method: "GET", path: "/api/orders/{id}", params: { id: 1 }, user: "editor" },
+  { method: "GET", path: "/api/orders/find/{id}", params: { id: 1 }, user: "editor" },
+  { method: "GET", path: "/api/orders/createnew", params: {}, user: "editor" },
+  { method: "GET", path: "/api/employees/{id}", params: { id: 1 }, user: "editor" },
+  { method: "GET", path: "/api/employee-directory", params: {}, user: "guest" },
+  { method: "GET", path: "/api/companies/{id}", params: { id: "abc" }, user: "editor" },
+  { method: "GET", path: "/api/companies", params: {}, user: "none" },
+  { method: "GET", path: "/api/companies/createnew", params: {}, user: "guest" },
+  { method: "GET", path: "/api/companies/{id}", params: { id: 99999 }, user: "editor" },
+  { method: "DELETE", path: "/api/employee-directory", params: {}, user: "editor" },
+  { method: "DELETE", path: "/api/companies/{id}/{version}", params: { id: 1, version: 2 }, user: "editor" },
+  { method: "POST", path: "/api/companies", params: {}, user: "editor", body: '{"name": ""}' },
+  {
+    method: "POST",
+    path: "/api/orders",
+    params: {},
+    user: "editor",
+    body: '{"number": "X-1", "companyId": 1, "lines": [{"product": "Nail", "quantity": 2, "price": "0.10"}]}',
+  },
+  { method: "POST", path: "/api/logon", params: {}, user: "none", body: '{"username":"guest","password":"nope"}' },
+];
 
 const documentId = "https://tenon.invalid/openapi.json";
 
@@ -21,11 +163,18 @@ describe("the demo's OpenAPI document", () => {
   let token = "";
   const ajv = new Ajv2020({ strict: false, validateFormats: false });
 
-  /** Asserts that `answer` is valid against the document's schema of `path` `method` for its status. */
+  /**
+   * Asserts that `answer` is valid against the document's schema of `path` `method` for its status. A method
+   * the path does not have must be a 405 (or the 401 that authentication gives first), checked against the
+   * catalogue's component for it.
+   */
   const conforms = (answer: Answer, path: string, method: string): void => {
-    const responses = document.paths[path]?.[method]?.responses;
-    assert.ok(responses !== undefined, `${method} ${path} is in the document`);
-    const response = responses[String(answer.status)] as { $ref?: string } | undefined;
+    assert.ok(document.paths[path] !== undefined, `${path} is in the document`);
+    const known = document.paths[path][method] !== undefined;
+    if (!known) assert.ok([401, 405].includes(answer.status), `${method} ${path} is not in the document: ${answer.status} ${answer.text}`);
+    const response = (
+      known ? document.paths[path][method].responses[String(answer.status)] : { $ref: `#/components/responses/Error${answer.status}` }
+    ) as { $ref?: string } | undefined;
     assert.ok(response !== undefined, `${method} ${path} documents status ${answer.status}`);
     const pointer =
       response.$ref !== undefined
@@ -71,33 +220,73 @@ describe("the demo's OpenAPI document", () => {
     assert.deepEqual(del.parameters[1].schema, { type: "integer", format: "int32" });
   });
 
-  test("real answers of the demo validate against the document's schemas", async () => {
+  test("real answers of generated requests to every route validate against the document (fast-check)", async () => {
+    const tokens: Record<Probe["user"], string | undefined> = {
+      none: undefined,
+      badToken: "not.a.token",
+      guest: undefined,
+      editor: undefined,
+    };
+    for (const user of ["guest", "editor"] as const) {
+      const answer = await ask(demo.port, "/api/logon", { method: "POST", body: JSON.stringify({ username: user, password: user }) });
+      tokens[user] = (answer.json as { token: string }).token;
+    }
+    const seen = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(probeArb, async (probe) => {
+        const url = probe.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(probe.params[name])));
+        const token = tokens[probe.user];
+        const headers: Record<string, string> = { ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}) };
+        if (probe.body !== undefined) headers["Content-Type"] = "application/json";
+        const answer = await ask(demo.port, url, { method: probe.method, headers, body: probe.body });
+        assert.ok(answer.status < 500, `${probe.method} ${url}: ${answer.status} ${answer.text}`);
+        seen.add(answer.status);
+        conforms(answer, probe.path, probe.method.toLowerCase());
+      }),
+      { numRuns: 120, examples: examples.map((probe) => [probe]) },
+    );
+    for (const status of [200, 400, 401, 403, 404, 405, 409, 422]) assert.ok(seen.has(status), `some answer was ${status}: ${[...seen]}`);
+  });
+
+  test("the server's own answers to oversized and unexpected requests validate too (413, 417, 431)", async () => {
+    const auth = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const tooLarge = await ask(demo.port, "/api/companies", { method: "POST", headers: auth, body: `{"name": "${"x".repeat(1100000)}"}` });
+    assert.equal(tooLarge.status, 413);
+    conforms(tooLarge, "/api/companies", "post");
+    const expectation = await ask(demo.port, "/api/companies", { method: "POST", headers: { ...auth, Expect: "teapot" }, body: "{}" });
+    assert.equal(expectation.status, 417);
+    conforms(expectation, "/api/companies", "post");
+    const headers = await ask(demo.port, "/api/companies", { headers: { ...auth, "X-Big": "y".repeat(20000) } });
+    assert.equal(headers.status, 431);
+    conforms(headers, "/api/companies", "get");
+  });
+
+  test("each preset has its own component where presets differ: find without nested objects, get with the details", async () => {
     const auth = { Authorization: `Bearer ${token}` };
-    const list = await ask(demo.port, "/api/companies", { headers: auth });
-    conforms(list, "/api/companies", "get");
-    const id = (list.json as { data: { id: number }[] }).data[0].id;
-    conforms(await ask(demo.port, `/api/companies/${id}`, { headers: auth }), "/api/companies/{id}", "get");
-    conforms(await ask(demo.port, `/api/employees/${id}`, { headers: auth }), "/api/employees/{id}", "get");
-    conforms(await ask(demo.port, "/api/orders", { headers: auth }), "/api/orders", "get");
-    const missing = await ask(demo.port, "/api/companies/99999", { headers: auth });
-    assert.equal(missing.status, 404);
-    conforms(missing, "/api/companies/{id}", "get");
-    const anonymous = await ask(demo.port, "/api/companies");
-    assert.equal(anonymous.status, 401);
-    conforms(anonymous, "/api/companies", "get");
-    const invalid = await ask(demo.port, "/api/companies", {
-      method: "POST",
-      headers: { ...auth, "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "" }),
-    });
-    assert.equal(invalid.status, 422, invalid.text);
-    conforms(invalid, "/api/companies", "post");
-    const selected = await ask(demo.port, "/api/companies/select", {
-      method: "POST",
-      headers: { ...auth, "Content-Type": "application/json" },
-      body: JSON.stringify({ where: [{ columnName: "name", condition: "LIKE", value: "A%" }] }),
-    });
-    conforms(selected, "/api/companies/select", "post");
+    type Schemas = Record<string, { properties: Record<string, unknown>; required: string[] }>;
+    const schemas = (document as unknown as { components: { schemas: Schemas } }).components.schemas;
+    const schemaOf = (path: string): string =>
+      (
+        (document.paths[path].get.responses["200"] as { content: Record<string, { schema: { $ref: string } }> }).content["application/json"]
+          .schema.$ref ?? ""
+      )
+        .split("/")
+        .at(-1) ?? "";
+    assert.equal(schemaOf("/api/orders/{id}"), "OrderWithDetails");
+    assert.equal(schemaOf("/api/orders/find/{id}"), "OrderEntityOnly");
+    assert.equal(schemaOf("/api/companies/{id}"), "Company", "an entity that expands nothing has one component");
+    assert.equal(schemas.OrderEntityOnly.properties.company, undefined);
+    assert.ok(schemas.OrderWithDetails.required.includes("lines"));
+    assert.equal(schemas.OrderWithRelations.properties.lines, undefined);
+    const found = await ask(demo.port, "/api/orders/find/1", { headers: auth });
+    assert.deepEqual(
+      Object.keys(found.json as object).filter((key) => !(key in schemas.OrderEntityOnly.properties)),
+      [],
+    );
+    conforms(found, "/api/orders/find/{id}", "get");
+    const validate = ajv.getSchema(`${documentId}#/components/schemas/OrderWithDetails`);
+    assert.ok(validate !== undefined);
+    assert.equal(validate(found.json), false, "an entity-only answer lacks the details that get's preset requires");
   });
 
   test("a document that does not describe an answer fails the check (the check can fail)", async () => {

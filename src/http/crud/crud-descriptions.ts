@@ -5,6 +5,7 @@ import { jsonPropertyName } from "../../json/json-visibility.js";
 import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
+import { addPresetSchemas } from "./preset-schemas.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -15,24 +16,28 @@ addClassSchemaSource((bodyClass, schemas) =>
 
 /**
  * The OpenAPI descriptions of the generic entity routes (SPEC.md 4.2) of one entity class: the entity's
- * schema for single entities and bodies, `{count, data}` for lists, the filter body of select, the metadata
- * and `{id, deleted}` of a delete. `write` adds the writer's routes.
+ * schema for request bodies, its answers under the preset each route writes with (`withDetails` for get and
+ * the writer's answers, `withRelations` for the `{count, data}` lists, `entityOnly` for find and createnew),
+ * the filter body of select, the metadata and `{id, deleted}` of a delete. `write` adds the writer's routes.
  */
 export function entityRouteDescriptions(entityClass: EntityClass, write: boolean): HttpRouteDescriptions {
   const schemas: Record<string, JsonSchema> = {};
   const entity = addEntitySchemas(entityClass, schemas);
+  const presets = addPresetSchemas(entityClass, schemas);
   const filter = addFilterSchemas(entityClass, schemas);
   schemas[`${entity}Page`] = {
     type: "object",
     required: ["count", "data"],
-    properties: { count: { type: "integer", minimum: 0 }, data: { type: "array", items: schemaRef(entity) } },
+    properties: { count: { type: "integer", minimum: 0 }, data: { type: "array", items: schemaRef(presets.withRelations) } },
   };
   const page = schemaRef(`${entity}Page`);
+  const withDetails = schemaRef(presets.withDetails);
+  const entityOnly = schemaRef(presets.entityOnly);
   const tags = [entity];
   const operations: Record<string, HttpOperationDescription> = {
     selectAll: { tags, summary: `Every ${entity} up to the page ceiling.`, responseBody: page },
-    get: { tags, summary: `One ${entity}, with details.`, parameterNames: ["id"], responseBody: schemaRef(entity) },
-    find: { tags, summary: `One ${entity}, entity only.`, parameterNames: ["id"], responseBody: schemaRef(entity) },
+    get: { tags, summary: `One ${entity}, with details.`, parameterNames: ["id"], responseBody: withDetails },
+    find: { tags, summary: `One ${entity}, entity only.`, parameterNames: ["id"], responseBody: entityOnly },
     metadata: {
       tags,
       summary: `The metadata of ${entity}.`,
@@ -42,8 +47,10 @@ export function entityRouteDescriptions(entityClass: EntityClass, write: boolean
   };
   if (write) {
     const version = EntityMapping.of(entityClass).versionColumn;
-    operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: schemaRef(entity) };
-    operations.insert = { tags, summary: `Inserts a ${entity}.`, requestBody: schemaRef(entity), responseBody: schemaRef(entity) };
+    const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)} must be current)`;
+    operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: entityOnly };
+    operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: schemaRef(entity), responseBody: withDetails };
+    operations.update = { tags, summary: `Updates one ${entity}${current}.`, requestBody: schemaRef(entity), responseBody: withDetails };
     operations.bulk = {
       tags,
       summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
@@ -60,31 +67,22 @@ export function entityRouteDescriptions(entityClass: EntityClass, write: boolean
         type: "object",
         required: ["inserted", "updated", "deleted"],
         properties: {
-          inserted: { type: "array", items: schemaRef(entity) },
-          updated: { type: "array", items: schemaRef(entity) },
+          inserted: { type: "array", items: withDetails },
+          updated: { type: "array", items: withDetails },
           deleted: { type: "array", items: { type: "integer", format: "int32" } },
         },
       },
     };
-    operations.update = {
-      tags,
-      summary: `Updates a ${entity} (its version must be current).`,
-      requestBody: schemaRef(entity),
-      responseBody: schemaRef(entity),
-    };
     operations.patch = {
       tags,
-      summary:
-        version === undefined
-          ? `Changes the properties of a ${entity} that a JSON Merge Patch carries.`
-          : `Changes the properties of a ${entity} that a JSON Merge Patch carries (its ${jsonPropertyName(version)} must be current).`,
+      summary: `Changes the properties of one ${entity} that a JSON Merge Patch carries${current}.`,
       parameterNames: ["id"],
       requestBody: version === undefined ? { type: "object" } : { type: "object", required: [jsonPropertyName(version)] },
-      responseBody: schemaRef(entity),
+      responseBody: withDetails,
     };
     operations.delete = {
       tags,
-      summary: `Deletes a ${entity} (its version must be current).`,
+      summary: `Deletes one ${entity}${current}.`,
       parameterNames: ["id", "version"],
       responseBody: {
         type: "object",

@@ -1,0 +1,69 @@
+import type { EntityClass } from "../../mapping/column-type.js";
+import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { isSerialized, jsonMemberName } from "../../json/json-visibility.js";
+import type { JsonSchema } from "../openapi/openapi-types.js";
+import { addEntitySchemas } from "./entity-schemas.js";
+
+/** Component schemas by name. */
+type Schemas = Record<string, JsonSchema>;
+
+/** The component names of an entity's answers under the presets the generic routes use (API.md "JSON of entities"). */
+export interface PresetSchemaNames {
+  /** Level 0 (`entityOnly`: find, createnew): scalars and `<name>Id` only. */
+  readonly entityOnly: string;
+  /** One level of references, no details (`withRelations`: the lists and select). */
+  readonly withRelations: string;
+  /** One level of references and the details (`withDetails`: get and the writer's answers). */
+  readonly withDetails: string;
+}
+
+const refTo = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+type ObjectSchema = { type: "object"; properties: Record<string, unknown>; required: string[] };
+
+/** The references and details of an entity that its JSON writes, with their JSON names and targets. */
+function expansionsOf(mapping: EntityMapping): { references: [string, EntityClass][]; details: [string, EntityClass][] } {
+  const references: [string, EntityClass][] = [];
+  for (const column of mapping.columns) {
+    if (column.type.kind === "lazy" && isSerialized(column))
+      references.push([jsonMemberName(column), (column.type.target as () => EntityClass)()]);
+  }
+  const details: [string, EntityClass][] = [];
+  for (const detail of mapping.details) if (isSerialized(detail)) details.push([jsonMemberName(detail), detail.target()]);
+  return { references, details };
+}
+
+/**
+ * Adds the components of an entity's answers under each preset, derived from its base component (the schema
+ * of `addEntitySchemas`, which is also the request body): where nothing of the entity expands, every preset
+ * writes the same and the base component serves them all; otherwise `<Entity>EntityOnly` has no nested
+ * object, `<Entity>WithRelations` has each reference as the target's level-0 shape (or null), and
+ * `<Entity>WithDetails` adds the details as required arrays of their level-0 shapes.
+ */
+export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): PresetSchemaNames {
+  const base = addEntitySchemas(entityClass, schemas);
+  const mapping = EntityMapping.of(entityClass);
+  const { references, details } = expansionsOf(mapping);
+  if (references.length === 0 && details.length === 0) return { entityOnly: base, withRelations: base, withDetails: base };
+  const names = { entityOnly: `${base}EntityOnly`, withRelations: `${base}WithRelations`, withDetails: `${base}WithDetails` };
+  if (schemas[names.entityOnly] !== undefined) return names;
+  const baseSchema = schemas[base] as unknown as ObjectSchema;
+  const expanded = new Set([...references, ...details].map(([name]) => name));
+  const flatProperties = Object.fromEntries(Object.entries(baseSchema.properties).filter(([name]) => !expanded.has(name)));
+  schemas[names.entityOnly] = { type: "object", properties: flatProperties, required: [...baseSchema.required] };
+  const nested: Record<string, unknown> = {};
+  for (const [name, target] of references) {
+    nested[name] = { anyOf: [refTo(addPresetSchemas(target, schemas).entityOnly), { type: "null" }], readOnly: true };
+  }
+  schemas[names.withRelations] = { type: "object", properties: { ...flatProperties, ...nested }, required: [...baseSchema.required] };
+  const lists: Record<string, unknown> = {};
+  for (const [name, target] of details) {
+    lists[name] = { type: "array", items: refTo(addPresetSchemas(target, schemas).entityOnly) };
+  }
+  schemas[names.withDetails] = {
+    type: "object",
+    properties: { ...flatProperties, ...nested, ...lists },
+    required: [...baseSchema.required, ...details.map(([name]) => name)],
+  };
+  return names;
+}
