@@ -19,9 +19,14 @@ addClassSchemaSource((bodyClass, schemas) =>
  * schema for request bodies, its answers under the preset each route writes with (`withDetails` for get and
  * the writer's answers, `withRelations` for the `{count, data}` lists, `entityOnly` for find and createnew),
  * the filter body of select, the metadata and `{id, deleted}` of a delete. `write` adds the writer's routes.
+ * The components are added to `schemas` (the document's, so that an entity reached from many is described
+ * once), which the descriptions answer too.
  */
-export function entityRouteDescriptions(entityClass: EntityClass, write: boolean): HttpRouteDescriptions {
-  const schemas: Record<string, JsonSchema> = {};
+export function entityRouteDescriptions(
+  entityClass: EntityClass,
+  write: boolean,
+  schemas: Record<string, JsonSchema> = {},
+): HttpRouteDescriptions {
   const entity = addEntitySchemas(entityClass, schemas);
   const presets = addPresetSchemas(entityClass, schemas);
   const filter = addFilterSchemas(entityClass, schemas);

@@ -10,7 +10,7 @@ import { HttpEntityReader, type HttpEntityPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import { HttpIdempotencyKey } from "./idempotency.js";
-import type { HttpRouteDescriptions } from "../openapi/openapi-types.js";
+import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
 
 /**
@@ -41,8 +41,8 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
   protected abstract readonly entityClass: EntityClass<T>;
 
   /** The OpenAPI description of the routes (`HttpDescribedController`), from the entity's mapping. */
-  static openApiDescription(controller: Function): HttpRouteDescriptions {
-    return entityRouteDescriptions(servedEntityOf(controller), false);
+  static openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), false, schemas);
   }
   /** The request's session (usually created lazily by the application's context class). */
   protected abstract get httpContext(): HttpContext;
@@ -111,8 +111,8 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
   /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping. */
-  static override openApiDescription(controller: Function): HttpRouteDescriptions {
-    return entityRouteDescriptions(servedEntityOf(controller), true);
+  static override openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), true, schemas);
   }
 
   /** The writer used by the write routes; override to attach writer events. */

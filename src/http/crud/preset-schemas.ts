@@ -38,14 +38,20 @@ function expansionsOf(mapping: EntityMapping): { references: [string, EntityClas
  * of `addEntitySchemas`, which is also the request body): where nothing of the entity expands, every preset
  * writes the same and the base component serves them all; otherwise `<Entity>EntityOnly` has no nested
  * object, `<Entity>WithRelations` has each reference as the target's level-0 shape (or null), and
- * `<Entity>WithDetails` adds the details as required arrays of their level-0 shapes.
+ * `<Entity>WithDetails` adds the details as required arrays of their level-0 shapes (an entity without
+ * details has no `WithDetails`: its `WithRelations` serves both).
  */
 export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): PresetSchemaNames {
   const base = addEntitySchemas(entityClass, schemas);
   const mapping = EntityMapping.of(entityClass);
   const { references, details } = expansionsOf(mapping);
   if (references.length === 0 && details.length === 0) return { entityOnly: base, withRelations: base, withDetails: base };
-  const names = { entityOnly: `${base}EntityOnly`, withRelations: `${base}WithRelations`, withDetails: `${base}WithDetails` };
+  // Without details, withDetails writes what withRelations writes: one component serves both.
+  const names = {
+    entityOnly: `${base}EntityOnly`,
+    withRelations: `${base}WithRelations`,
+    withDetails: details.length === 0 ? `${base}WithRelations` : `${base}WithDetails`,
+  };
   if (schemas[names.entityOnly] !== undefined) return names;
   const baseSchema = schemas[base] as unknown as ObjectSchema;
   const expanded = new Set([...references, ...details].map(([name]) => name));
@@ -56,6 +62,7 @@ export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): Pr
     nested[name] = { anyOf: [refTo(addPresetSchemas(target, schemas).entityOnly), { type: "null" }], readOnly: true };
   }
   schemas[names.withRelations] = { type: "object", properties: { ...flatProperties, ...nested }, required: [...baseSchema.required] };
+  if (details.length === 0) return names;
   const lists: Record<string, unknown> = {};
   for (const [name, target] of details) {
     lists[name] = { type: "array", items: refTo(addPresetSchemas(target, schemas).entityOnly) };

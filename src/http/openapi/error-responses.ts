@@ -44,7 +44,13 @@ export function errorResponseName(status: number): string {
   return status < 400 ? `Answer${status}` : `Error${status}`;
 }
 
-const errorProperties = { status: { type: "integer", format: "int32" }, message: { type: "string" } } as const;
+/** The members of every error body; `operation` and `index` name the failed item of a bulk request. */
+const errorProperties = {
+  status: { type: "integer", format: "int32" },
+  message: { type: "string" },
+  operation: { type: "string", enum: ["insert", "update", "delete"] },
+  index: { type: "integer", minimum: 0 },
+} as const;
 
 /** The schemas of the error bodies (API.md "Error bodies"). @internal */
 export const errorBodySchemas: Readonly<Record<string, JsonSchema>> = {

@@ -1,4 +1,4 @@
-import { HttpStatusCatalogue, type HttpStatusEntry, type HttpStatusName } from "../http-status-catalogue.js";
+import { type HttpRouteFacts, HttpStatusCatalogue, type HttpStatusEntry, type HttpStatusName } from "../http-status-catalogue.js";
 import { errorBodyName, errorBodySchemas, errorResponseName, headerDescriptions, statusDescriptions } from "./error-responses.js";
 import { OpenApiMessages } from "./openapi-messages.js";
 import { bodySchemaOf, operationOptionsOf } from "./operation-decorator.js";
@@ -52,9 +52,9 @@ export function buildOpenApiDocument(
   const descriptions = new Map<Function, HttpRouteDescriptions | undefined>();
   const describe = (controller: Function): HttpRouteDescriptions | undefined => {
     if (!descriptions.has(controller)) {
-      const described = isDescribed(controller) ? controller.openApiDescription(controller) : undefined;
+      const described = isDescribed(controller) ? controller.openApiDescription(controller, schemas) : undefined;
       descriptions.set(controller, described);
-      if (described?.schemas !== undefined) Object.assign(schemas, described.schemas);
+      if (described?.schemas !== undefined && described.schemas !== schemas) Object.assign(schemas, described.schemas);
     }
     return descriptions.get(controller);
   };
@@ -88,6 +88,24 @@ export function buildOpenApiDocument(
 
   const schemeName = scheme === "basic" ? "basicAuth" : "bearerAuth";
   const paths: Record<string, Record<string, unknown>> = {};
+  // The objects repeated across operations are built once and shared (a large application has thousands).
+  const parameterObjects = new Map<string, unknown>();
+  const parameterOf = (name: string, index: number, params: DocumentedRoute["params"]): unknown => {
+    const key = `${name}|${index}|${params}`;
+    let parameter = parameterObjects.get(key);
+    if (parameter === undefined) {
+      parameter = {
+        name,
+        in: "path",
+        required: true,
+        description: OpenApiMessages.placeholder(index + 1) + (params === "int32" ? ` ${OpenApiMessages.integerPlaceholder}` : ""),
+        schema: params === "int32" ? { type: "integer", format: "int32" } : { type: "string" },
+      };
+      parameterObjects.set(key, parameter);
+    }
+    return parameter;
+  };
+  const answers = new StandardAnswers(catalogue);
   const parameterNamesByPath = new Map<string, readonly string[]>();
   const operationIds = new Set<string>();
   for (const route of routes) {
@@ -102,13 +120,7 @@ export function buildOpenApiDocument(
     }
     let index = 0;
     const path = segments.map((segment) => (segment === "?" ? `{${names[index++]}}` : segment === "*" ? "{path}" : segment)).join("/");
-    const parameters: unknown[] = names.map((name, i) => ({
-      name,
-      in: "path",
-      required: true,
-      description: OpenApiMessages.placeholder(i + 1) + (route.params === "int32" ? ` ${OpenApiMessages.integerPlaceholder}` : ""),
-      schema: route.params === "int32" ? { type: "integer", format: "int32" } : { type: "string" },
-    }));
+    const parameters: unknown[] = names.map((name, i) => parameterOf(name, i, route.params));
     if (catchAll)
       parameters.push({ name: "path", in: "path", required: true, description: OpenApiMessages.catchAll, schema: { type: "string" } });
     paths[path] ??= {};
@@ -116,7 +128,7 @@ export function buildOpenApiDocument(
     for (let n = 2; operationIds.has(operationId); n++) operationId = `${route.controller.name}_${route.methodName}_${n}`;
     operationIds.add(operationId);
     const facts = { operationId, placeholders, scheme, schemeName };
-    paths[path][route.method.toLowerCase()] = buildOperation(route, operation, parameters, facts, catalogue);
+    paths[path][route.method.toLowerCase()] = buildOperation(route, operation, parameters, facts, answers);
   }
 
   const components: Record<string, Record<string, unknown>> = { schemas, responses };
@@ -149,14 +161,51 @@ function catalogueEntries(): { entry: HttpStatusEntry; description: string }[] {
     .sort((a, b) => a.entry.status - b.entry.status);
 }
 
+/**
+ * The standard answers of routes, computed once per kind of route (method, placeholders, authentication,
+ * areas, success status, extra answers): the `$ref`s of the catalogue's entries that apply, shared by every
+ * operation of that kind, and where the success goes.
+ */
+class StandardAnswers {
+  readonly #catalogue: ReturnType<typeof catalogueEntries>;
+  readonly #byKind = new Map<string, readonly (readonly [string, unknown])[]>();
+  readonly #refs = new Map<number, unknown>();
+
+  constructor(catalogue: ReturnType<typeof catalogueEntries>) {
+    this.#catalogue = catalogue;
+  }
+
+  /** The answers of a route, in status order: a `$ref` for each standard answer, `route` for the success. */
+  of(facts: HttpRouteFacts, extra: readonly number[] | undefined): readonly (readonly [string, unknown])[] {
+    const key = `${facts.method}|${facts.placeholders}|${facts.requiresAuthentication}|${facts.areas.length > 0}|${facts.successStatus}|${extra ?? ""}`;
+    let answers = this.#byKind.get(key);
+    if (answers === undefined) {
+      const list: (readonly [string, unknown])[] = [];
+      for (const { entry, description } of this.#catalogue) {
+        if (!entry.appliesTo(facts) && !(entry.body !== "route" && extra?.includes(entry.status) === true)) continue;
+        list.push([String(entry.status), entry.body === "route" ? description : this.#ref(entry.status)]);
+      }
+      answers = list;
+      this.#byKind.set(key, answers);
+    }
+    return answers;
+  }
+
+  #ref(status: number): unknown {
+    let shared = this.#refs.get(status);
+    if (shared === undefined) this.#refs.set(status, (shared = ref("responses", errorResponseName(status))));
+    return shared;
+  }
+}
+
 function buildOperation(
   route: DocumentedRoute,
   described: HttpOperationDescription | undefined,
   parameters: readonly unknown[],
   { operationId, placeholders, scheme }: { operationId: string; placeholders: number; scheme: SecuritySchemeKind },
-  catalogue: ReturnType<typeof catalogueEntries>,
+  standard: StandardAnswers,
 ): Record<string, unknown> {
-  const facts = {
+  const facts: HttpRouteFacts = {
     method: route.method,
     placeholders,
     requiresAuthentication: route.requiresAuthentication,
@@ -164,12 +213,9 @@ function buildOperation(
     successStatus: described?.status ?? HttpStatusCatalogue.ok.status,
   };
   const responses: Record<string, unknown> = {};
-  for (const { entry, description } of catalogue) {
-    if (!entry.appliesTo(facts) && !(entry.body !== "route" && described?.answers?.includes(entry.status) === true)) continue;
-    responses[String(entry.status)] =
-      entry.body === "route"
-        ? { description, content: { [jsonMedia]: { schema: described?.responseBody ?? {} } } }
-        : ref("responses", errorResponseName(entry.status));
+  const success = { [jsonMedia]: { schema: described?.responseBody ?? {} } };
+  for (const [status, answer] of standard.of(facts, described?.answers)) {
+    responses[status] = typeof answer === "string" ? { description: answer, content: success } : answer;
   }
   const notes: string[] = [];
   if (route.areas.length > 0) notes.push(OpenApiMessages.areas(route.areas));

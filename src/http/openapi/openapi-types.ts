@@ -36,13 +36,17 @@ export interface HttpRouteDescriptions {
 }
 
 /**
- * A controller class that describes its routes: a static `openApiDescription(controller)`, called with the
- * registered class itself (so that a base class's static method describes each subclass), once, when the
+ * A controller class that describes its routes: a static `openApiDescription(controller, schemas)`, called with
+ * the registered class itself (so that a base class's static method describes each subclass), once, when the
  * document is first built, never on the request path.
  */
 export interface HttpDescribedController {
-  /** The descriptions of the routes of `controller` (the registered class). */
-  openApiDescription(controller: Function): HttpRouteDescriptions;
+  /**
+   * The descriptions of the routes of `controller` (the registered class). `schemas` holds the document's
+   * component schemas so far: a description may add its components there directly, and skip those already
+   * present (an entity reached from many others is then described once), instead of returning them.
+   */
+  openApiDescription(controller: Function, schemas: Record<string, JsonSchema>): HttpRouteDescriptions;
 }
 
 /** The settings of the document's `info` object. */
