@@ -15,6 +15,7 @@ import {
   type HttpEntityBulkResult,
   type HttpEntityDeleted,
   type HttpEntityPage,
+  type HttpSelectPage,
   type HttpEntityWriter,
 } from "tenon/http";
 import { findDemoUser, issueDemoToken } from "./authentication.js";
@@ -104,7 +105,7 @@ abstract class DemoEntityController<T extends object> extends HttpEntityControll
   @Area("read") override metadata(): unknown {
     return super.metadata();
   }
-  @Area("read") override select(): Promise<HttpEntityPage> {
+  @Area("read") override select(): Promise<HttpSelectPage> {
     return super.select();
   }
   @Area("write") override createNew(): Promise<unknown> {
@@ -122,7 +123,7 @@ abstract class DemoEntityController<T extends object> extends HttpEntityControll
   @Area("write") override patch(id: number): Promise<unknown> {
     return super.patch(id);
   }
-  @Area("write") override delete(id: number, version: number): Promise<HttpEntityDeleted> {
+  @Area("write") override delete(id: number, version?: number): Promise<HttpEntityDeleted> {
     return super.delete(id, version);
   }
 }

@@ -75,7 +75,12 @@ export type {
 } from "./logging/http-log-records.js";
 export { JsonLinesLogWriter, type JsonLinesLogKind } from "./logging/json-lines-log-writer.js";
 export { HttpContext } from "./crud/http-context.js";
-export { HttpEntityReader, type HttpEntityPage } from "./crud/http-entity-reader.js";
+export {
+  HttpEntityReader,
+  type HttpConditionalExchange,
+  type HttpEntityPage,
+  type HttpSelectPage,
+} from "./crud/http-entity-reader.js";
 export {
   HttpEntityWriter,
   type HttpEntityWriterEvent,
@@ -87,4 +92,4 @@ export { DatabaseReadiness } from "./crud/database-readiness.js";
 export { DatabasePoolFigures } from "./crud/database-pool-figures.js";
 export { HttpIdempotencyKey, purgeIdempotencyKeys } from "./crud/idempotency.js";
 export { HttpFilterParameters } from "./crud/http-filter-parameters.js";
-export { parseFilterBody, type FilterColumns, type FilterValueReader } from "./crud/http-filter-body.js";
+export { parseFilterBody, parseSelectBody, type FilterColumns, type FilterValueReader, type SelectBody } from "./crud/http-filter-body.js";

@@ -72,7 +72,8 @@ export function writeResponse(
   if (content !== "") headers["content-type"] = response.contentType === "" ? HttpDefaults.jsonContentType : response.contentType;
   else if (response.contentType !== "") headers["content-type"] = response.contentType;
   if (response.contentEncoding !== "") headers["content-encoding"] = response.contentEncoding;
-  headers["content-length"] = Buffer.byteLength(content);
+  // A 304 has no content, and a Content-Length there would claim the length of the 200 (RFC 9110 8.6).
+  if (response.statusCode !== HttpStatus.notModified) headers["content-length"] = Buffer.byteLength(content);
   if (closeConnection) headers.connection = "close";
   res.writeHead(response.statusCode, headers);
   res.end(content);

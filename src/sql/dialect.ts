@@ -12,6 +12,12 @@ export interface Dialect {
   quoteIdentifier(identifier: string): string;
   /** The positional placeholder of the parameter at `index` (0-based): `?` or `$1`. */
   placeholder(index: number): string;
+  /**
+   * Whether ORDER BY puts NULL first in ascending and last in descending order by itself (SQLite, MariaDB).
+   * Where not (PostgreSQL), the statements say `NULLS FIRST` / `NULLS LAST` on nullable columns, so that
+   * NULL is the lowest value on every engine (API.md; keyset pages rely on it).
+   */
+  readonly sortsNullsLow: boolean;
   /** The clause that pages a SELECT, appended after ORDER BY, from the placeholders of the bound limit and offset. */
   paginate(limit: string, offset: string): string;
   /** Converts an entity value to what the driver binds. `null` stays null. */

@@ -318,7 +318,12 @@ export class EntityStatements {
 
   #orderBy(items: readonly OrderByItem[]): string {
     const pk = this.mapping.primaryKey;
-    const list = items.map((item) => `${this.columnSql(item.column)} ${item.direction}`);
+    const nullsClause = !this.dialect.sortsNullsLow;
+    const list = items.map((item) => {
+      const sql = `${this.columnSql(item.column)} ${item.direction}`;
+      if (!nullsClause || !item.column.type.nullable) return sql;
+      return item.direction === "ASC" ? `${sql} NULLS FIRST` : `${sql} NULLS LAST`;
+    });
     if (!items.some((item) => item.column === pk)) list.push(`${this.columnSql(pk)} ASC`);
     return ` ORDER BY ${list.join(", ")}`;
   }

@@ -10,6 +10,7 @@ import { startDemo, type DemoProcess } from "./demo-process.js";
 import { defineDemoWriteTests } from "./demo-writes.js";
 import { defineDemoBulkTests } from "./demo-bulk.js";
 import { defineDemoIdempotencyTests } from "./demo-idempotency.js";
+import { defineDemoDataApiTests } from "./demo-data-api.js";
 
 type Row = Record<string, unknown>;
 type Page = { count: number; data: Row[] };
@@ -553,6 +554,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
     defineDemoWriteTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoBulkTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, () => companyIds);
     defineDemoIdempotencyTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
+    defineDemoDataApiTests({ call, ok, expectError });
 
     test("SIGTERM stops the demo with exit code 0; a restart keeps the data, DEMO_RESET=1 recreates it, SIGINT stops it with 0", async () => {
       const companies = await count("SELECT COUNT(*) AS n FROM Companies");

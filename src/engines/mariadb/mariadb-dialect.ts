@@ -13,6 +13,7 @@ import { MariaDbSchemaDialect } from "./mariadb-schema-dialect.js";
 export class MariaDbDialect implements Dialect {
   /** @inheritdoc */
   readonly name = "mariadb";
+  readonly sortsNullsLow = true;
 
   /** @inheritdoc */
   readonly schema = new MariaDbSchemaDialect();

@@ -14,6 +14,7 @@ import { PostgresSchemaDialect } from "./postgres-schema-dialect.js";
 export class PostgresDialect implements Dialect {
   /** @inheritdoc */
   readonly name = "postgres";
+  readonly sortsNullsLow = false;
 
   /** @inheritdoc */
   readonly schema = new PostgresSchemaDialect();

@@ -14,6 +14,7 @@ import { fromSqliteDecimal, toSqliteDecimal } from "./sqlite-decimal.js";
 export class SqliteDialect implements Dialect {
   /** @inheritdoc */
   readonly name = "sqlite";
+  readonly sortsNullsLow = true;
 
   /** @inheritdoc */
   readonly schema = new SqliteSchemaDialect();

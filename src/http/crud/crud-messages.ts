@@ -4,7 +4,7 @@ export const CrudMessages = {
     `Column ${name} cannot be used in a filter: it is not a column of this entity, or it is marked as not filterable.`,
   filterNotObject: "The filter body must be a JSON object.",
   unknownFilterProperty: (name: string): string =>
-    `The filter body has an unknown property "${name}"; expected where, orderBy, start and limit.`,
+    `The filter body has an unknown property "${name}"; expected where, orderBy, start, limit, after and count.`,
   whereNotArray: "The filter property where must be an array.",
   orderByNotArray: "The filter property orderBy must be an array.",
   conditionNotObject: "Each where item must be an object with columnName and condition, or with or.",
@@ -29,6 +29,12 @@ export const CrudMessages = {
   directionNotText: "An orderBy direction must be the text ASC or DESC (or empty).",
   badStart: "The filter property start must be a non-negative integer.",
   badLimit: "The filter property limit must be an integer.",
+  badCount: "The filter property count must be true or false.",
+  afterWithStart: "The filter properties after and start exclude each other: a keyset page starts after the cursor's row.",
+  badCursor: "The filter property after must be a cursor that a select answered as nextCursor.",
+  cursorOtherOrder:
+    "The cursor in after was made for another orderBy: send the orderBy of the page that answered it, or start again without after.",
+  cursorValue: (column: string): string => `The cursor in after carries a value for ${column} that is not of its type.`,
   idTaken: (id: number): string => `Entity ${id} already exists.`,
   updateWithoutId: (property: string): string => `The body has no ${property}: an update needs the id of the entity.`,
   updateWithoutVersion: (property: string): string => `The body has no ${property}: an update needs the version the entity was read with.`,
@@ -48,4 +54,13 @@ export const CrudMessages = {
     `The Idempotency-Key header must be 1 to ${max} visible ASCII characters without commas, optionally in double quotes.`,
   idempotencyKeyReused: "This Idempotency-Key was used with another request body; use a new key for a new request.",
   idempotencyKeyInProgress: "A request with this Idempotency-Key is still being processed; retry it later.",
+  badEntityTagList: (header: string): string =>
+    `The ${header} header must be * or a comma-separated list of entity tags in double quotes, such as "12-3".`,
+  ifMatchOneStrongTag: 'If-Match must carry exactly one strong entity tag, as a GET of the entity answered it (such as "12-3"), or *.',
+  ifMatchNotOurs: 'The If-Match entity tag is not one this API issued: expected "<id>-<version>" as a GET of the entity answered it.',
+  ifMatchVersionDiffers: (property: string): string =>
+    `The If-Match entity tag and the body's or address's ${property} name different versions.`,
+  preconditionFailed: (id: number): string =>
+    `Entity ${id} does not match the If-Match entity tag: it was changed, deleted or never had that tag.`,
+  ifMatchRequired: "This write needs an If-Match header with the entity tag the entity was read with.",
 } as const;

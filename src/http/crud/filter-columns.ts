@@ -18,7 +18,7 @@ export function filterColumnsOf(mapping: EntityMapping): FilterColumns {
     for (const column of usable) byName.set(column.columnName.toLowerCase(), column);
     for (const column of usable.filter((c) => c.alias === undefined)) byName.set(column.columnName.toLowerCase(), column);
     for (const column of usable) byName.set(jsonPropertyName(column).toLowerCase(), column);
-    columns = { find: (name: string) => byName.get(name.toLowerCase()) };
+    columns = { find: (name: string) => byName.get(name.toLowerCase()), primaryKey: mapping.primaryKey };
     cache.set(mapping, columns);
   }
   return columns;

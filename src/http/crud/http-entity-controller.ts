@@ -6,7 +6,7 @@ import { CrudMessages } from "./crud-messages.js";
 import { HttpController } from "../http-controller.js";
 import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
 import type { HttpContext } from "./http-context.js";
-import { HttpEntityReader, type HttpEntityPage } from "./http-entity-reader.js";
+import { HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import { HttpIdempotencyKey } from "./idempotency.js";
@@ -35,6 +35,9 @@ import { isMergeObject } from "./merge-patch.js";
  * | GET {base}/find/? | find |
  * | GET {base}/metadata | metadata |
  * | POST {base}/select | select |
+ *
+ * GET of one entity answers its `ETag` (`"<id>-<version>"`, see docs/crud.md) when it has a version column,
+ * and 304 with no content when `If-None-Match` holds.
  */
 export abstract class HttpEntityReadController<C, T extends object> extends HttpController<C> {
   /** The entity class served. */
@@ -63,16 +66,16 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     return this.createReader().selectAll();
   }
 
-  /** GET {base}/{id}: the entity with details. */
+  /** GET {base}/{id}: the entity with details, with its `ETag`; 304 when `If-None-Match` holds. */
   @Get("?")
   get(id: number): Promise<unknown> {
-    return this.createReader().get(id);
+    return this.createReader().get(id, undefined, { request: this.request, response: this.response });
   }
 
-  /** GET {base}/find/{id}: the entity only. */
+  /** GET {base}/find/{id}: the entity only, with its `ETag`; 304 when `If-None-Match` holds. */
   @Get("find/?")
   find(id: number): Promise<unknown> {
-    return this.createReader().find(id);
+    return this.createReader().find(id, undefined, { request: this.request, response: this.response });
   }
 
   /** GET {base}/metadata: the entity's metadata. */
@@ -81,9 +84,9 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     return this.createReader().metadata();
   }
 
-  /** POST {base}/select: the rows the filter body selects, `{count, data}`. */
+  /** POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see docs/crud.md). */
   @Post("select")
-  select(): Promise<HttpEntityPage> {
+  select(): Promise<HttpSelectPage> {
     return this.createReader().select(this.request.jsonContent);
   }
 }
@@ -108,6 +111,10 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | PUT {base} | update |
  * | PATCH {base}/? | patch |
  * | DELETE {base}/?/? | delete |
+ * | DELETE {base}/? | delete (with If-Match) |
+ *
+ * PUT, PATCH and DELETE accept `If-Match` in place of the version (412 when it does not match the stored
+ * entity); `requireIfMatch` makes it compulsory (428 without it).
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
   /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping. */
@@ -118,6 +125,22 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   /** The writer used by the write routes; override to attach writer events. */
   protected createWriter(): HttpEntityWriter<T> {
     return new HttpEntityWriter(this.entityClass, this.httpContext);
+  }
+
+  /**
+   * Whether PUT, PATCH and DELETE of a versioned entity need `If-Match` (428 without it). False: the
+   * version in the body or address is enough. Override to opt in.
+   */
+  protected get requireIfMatch(): boolean {
+    return false;
+  }
+
+  /** The writer of a write route, with the request's `If-Match` and the `requireIfMatch` rule. */
+  #conditionalWriter(): HttpEntityWriter<T> {
+    const writer = this.createWriter();
+    writer.ifMatch = this.request.header("if-match");
+    writer.requireIfMatch = this.requireIfMatch;
+    return writer;
   }
 
   /** GET {base}/createnew: a new entity with its id, not inserted. */
@@ -150,7 +173,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   /** PUT {base}: updates the entity of the body and answers it, reloaded. */
   @Put()
   update(): Promise<unknown> {
-    return this.createWriter().update(this.request.jsonContent);
+    return this.#conditionalWriter().update(this.request.jsonContent);
   }
 
   /**
@@ -160,13 +183,18 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   @Patch("?")
   patch(id: number): Promise<unknown> {
     const body = this.request.jsonContent;
-    return this.createWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body);
+    return this.#conditionalWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body);
   }
 
-  /** DELETE {base}/{id}/{version}: deletes the entity. */
+  /**
+   * DELETE {base}/{id}/{version}, and DELETE {base}/{id} with `If-Match` (428 without it): deletes the entity.
+   * An `If-Match` must name the address's version. One method serves both routes, so the `@Area`s of an
+   * override guard both.
+   */
   @Delete("?/?")
-  delete(id: number, version: number): Promise<HttpEntityDeleted> {
-    return this.createWriter().delete(id, version);
+  @Delete("?")
+  delete(id: number, version?: number): Promise<HttpEntityDeleted> {
+    return this.#conditionalWriter().delete(id, version);
   }
 }
 

@@ -4,17 +4,49 @@ import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { decodeColumnJson } from "../../json/column-json.js";
 import { HttpNotFoundError } from "../http-errors.js";
 import { filterColumnsOf } from "./filter-columns.js";
-import { effectiveLimit, parseFilterBody } from "./http-filter-body.js";
+import { effectiveLimit, parseSelectBody } from "./http-filter-body.js";
+import { encodeCursor } from "./keyset-cursor.js";
+import type { Condition, OrderByItem } from "../../filter/condition.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import type { HttpContext } from "./http-context.js";
 import { Filter } from "../../filter/filter.js";
+import type { HttpRequest } from "../http-request.js";
+import type { HttpResponse } from "../http-response.js";
+import { HttpStatus } from "../http-messages.js";
+import { entityTagOf, ifNoneMatchHolds, parseEntityTags } from "./entity-tag.js";
 
-/** What Select and SelectAll answer: every row the filter matches counted, one page of them as JSON. */
+/**
+ * The exchange of a conditional read: the request whose `If-None-Match` is compared and the response that
+ * gets the `ETag` (and, on a match, status 304 with no content).
+ */
+export interface HttpConditionalExchange {
+  /** The request. */
+  readonly request: HttpRequest;
+  /** The response. */
+  readonly response: HttpResponse;
+}
+
+/** What SelectAll and an offset page of Select answer: every row the filter matches counted, one page of them as JSON. */
 export interface HttpEntityPage {
   /** The number of rows the filter matches. */
   readonly count: number;
   /** The page, as JSON. */
   readonly data: unknown[];
+  /** The cursor of the next page, when more rows follow (Select without `start`). */
+  readonly nextCursor?: string;
+}
+
+/**
+ * What Select answers: `HttpEntityPage`, except that a keyset page (one read with `after`) leaves `count`
+ * out unless the body asks for it, and that `count: false` leaves it out of any page.
+ */
+export interface HttpSelectPage {
+  /** The number of rows the filter matches (without the cursor's condition), where answered. */
+  readonly count?: number;
+  /** The page, as JSON. */
+  readonly data: unknown[];
+  /** The cursor of the next page, when more rows follow and the body had no `start`; absent on the last page. */
+  readonly nextCursor?: string;
 }
 
 /**
@@ -42,14 +74,18 @@ export class HttpEntityReader<T extends object> {
     this.#mapping = EntityMapping.of(entityClass);
   }
 
-  /** The entity with this id, with details; `HttpNotFoundError` (404) when absent. */
-  get(id: number, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
-    return this.#one(id, config);
+  /**
+   * The entity with this id, with details; `HttpNotFoundError` (404) when absent. With an `exchange`, the
+   * answer gets the entity's `ETag` (when it has a version column), and an `If-None-Match` that holds turns
+   * it into a 304 with no content (the promise then answers undefined); a malformed one is a 400.
+   */
+  get(id: number, config: JsonSerializerConfig = JsonSerializerConfig.withDetails, exchange?: HttpConditionalExchange): Promise<unknown> {
+    return this.#one(id, config, exchange);
   }
 
-  /** The entity with this id, entity only; `HttpNotFoundError` (404) when absent. */
-  find(id: number, config: JsonSerializerConfig = JsonSerializerConfig.entityOnly): Promise<unknown> {
-    return this.#one(id, config);
+  /** The entity with this id, entity only; `HttpNotFoundError` (404) when absent. `exchange` as in `get`. */
+  find(id: number, config: JsonSerializerConfig = JsonSerializerConfig.entityOnly, exchange?: HttpConditionalExchange): Promise<unknown> {
+    return this.#one(id, config, exchange);
   }
 
   /** Every row (up to the page ceiling), with relations: `{count, data}`. */
@@ -60,10 +96,23 @@ export class HttpEntityReader<T extends object> {
     return this.#page(filter, config);
   }
 
-  /** The rows a filter body selects (API.md "Filter body"), with relations: `{count, data}`. A bad body answers 400. */
-  async select(body: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withRelations): Promise<HttpEntityPage> {
-    const filter = parseFilterBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.filterParameters);
-    return this.#page(filter, config);
+  /**
+   * The rows a filter body selects (API.md "Filter body"), with relations: `{count, data, nextCursor?}`. A
+   * page read without `start` answers `nextCursor` when more rows follow (read as one row beyond the page);
+   * a body with `after` reads the page after that cursor's row and leaves `count` out unless it sends
+   * `count: true`. A bad body or cursor answers 400.
+   */
+  async select(body: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withRelations): Promise<HttpSelectPage> {
+    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.filterParameters);
+    const filter = read.filter;
+    const order = read.keysetOrder;
+    const limit = filter.limit;
+    if (order === undefined || limit === undefined) {
+      if (read.count === false) return this.#keysetPage(filter, config, undefined, undefined, false);
+      return this.#page(filter, config);
+    }
+    filter.limit = limit + 1;
+    return this.#keysetPage(filter, config, { order, limit }, read.after, read.count ?? !read.hasCursor);
   }
 
   /** The entity's metadata (API.md "Metadata"). */
@@ -71,30 +120,91 @@ export class HttpEntityReader<T extends object> {
     return this.context.metadataToJson(this.entityClass);
   }
 
-  #one(id: number, config: JsonSerializerConfig): Promise<unknown> {
+  #one(id: number, config: JsonSerializerConfig, exchange: HttpConditionalExchange | undefined): Promise<unknown> {
     // No async function: on the embedded engine an entity whose JSON needs no further read is read and
     // written without a promise of its own, and the server's reaction to the one answered is the only one.
     try {
       // The context's fast path reads through an overriding tryGet itself (see Context.tryGetNow).
       const found = this.context.tryGetNow(this.entityClass, id, { includeDeleted: this.filterParameters.includeDeleted });
-      if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config));
-      const json = this.#json(found, id, config);
+      if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config, exchange));
+      const json = this.#json(found, id, config, exchange);
       return json instanceof Promise ? json : Promise.resolve(json);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  #json(entity: T | null, id: number, config: JsonSerializerConfig): unknown {
+  #json(entity: T | null, id: number, config: JsonSerializerConfig, exchange: HttpConditionalExchange | undefined): unknown {
     if (entity === null) throw new HttpNotFoundError(id);
     const hook = this.onBeforeSerializeEntity;
-    if (hook !== undefined) return Promise.resolve(hook.call(this, entity)).then(() => this.#toJson(entity, config));
-    return this.#toJson(entity, config);
+    if (hook !== undefined) {
+      return Promise.resolve(hook.call(this, entity)).then(() => this.#tagged(entity, config, exchange, this.#toJson(entity, config)));
+    }
+    return this.#tagged(entity, config, exchange, this.#toJson(entity, config));
+  }
+
+  /** The answer with its entity tag: the JSON, or undefined for a 304 (computed once the JSON is, so embedded entities are loaded). */
+  #tagged(entity: T, config: JsonSerializerConfig, exchange: HttpConditionalExchange | undefined, json: unknown): unknown {
+    if (exchange === undefined) return json;
+    if (json instanceof Promise) return json.then((value) => this.#conditional(entity, config, exchange, value));
+    return this.#conditional(entity, config, exchange, json);
+  }
+
+  #conditional(entity: T, config: JsonSerializerConfig, exchange: HttpConditionalExchange, json: unknown): unknown {
+    const tag = entityTagOf(entity, config);
+    const ifNoneMatch = exchange.request.header("if-none-match");
+    if (tag === undefined) {
+      // No version column, no tag: nothing can match, but a malformed header is still a 400.
+      if (ifNoneMatch !== undefined) parseEntityTags("If-None-Match", ifNoneMatch);
+      return json;
+    }
+    const response = exchange.response;
+    response.setHeader("ETag", tag);
+    if (ifNoneMatch === undefined || !ifNoneMatchHolds(ifNoneMatch, tag)) return json;
+    response.statusCode = HttpStatus.notModified;
+    response.content = "";
+    return undefined;
   }
 
   /** The entity's JSON; the context's fast path writes through an overriding toJson itself (see JsonContext.toJsonNow). */
   #toJson(entity: T, config: JsonSerializerConfig): unknown {
     return this.context.toJsonNow(entity, config);
+  }
+
+  /**
+   * A page with `nextCursor`: `paging.limit` rows of a filter that reads one more (whose presence says that
+   * more rows follow). The count, when wanted, leaves the cursor's condition out.
+   */
+  async #keysetPage(
+    filter: Filter,
+    config: JsonSerializerConfig,
+    paging: { readonly order: readonly OrderByItem[]; readonly limit: number } | undefined,
+    after: Condition | undefined,
+    counted: boolean,
+  ): Promise<HttpSelectPage> {
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(filter);
+    let count: number | undefined;
+    let entities: T[];
+    if (counted && after === undefined) {
+      ({ count, entities } = await this.context.selectPage(this.entityClass, filter));
+    } else {
+      entities = await this.context.select(this.entityClass, filter);
+      if (counted) {
+        const whole = new Filter();
+        whole.includeDeleted = filter.includeDeleted;
+        for (const condition of filter.conditions) if (condition !== after) whole.add(condition);
+        count = await this.context.selectCount(this.entityClass, whole);
+      }
+    }
+    let nextCursor: string | undefined;
+    if (paging !== undefined && entities.length > paging.limit) {
+      entities.length = paging.limit;
+      nextCursor = encodeCursor(paging.order, entities[paging.limit - 1]);
+    }
+    if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
+    const data = await this.context.toJson(entities, config);
+    if (count === undefined) return nextCursor === undefined ? { data } : { data, nextCursor };
+    return nextCursor === undefined ? { count, data } : { count, data, nextCursor };
   }
 
   async #page(filter: Filter, config: JsonSerializerConfig): Promise<HttpEntityPage> {

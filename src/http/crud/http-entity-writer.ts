@@ -20,6 +20,7 @@ import { CrudMessages } from "./crud-messages.js";
 import { isMergeObject, jsonKeyOf, mergePatch } from "./merge-patch.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpDefaults, HttpStatus } from "../http-messages.js";
+import { ifMatchVersion, type TagVersion } from "./entity-tag.js";
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
 export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;
@@ -77,6 +78,14 @@ export class HttpEntityWriter<T extends object> {
   maxBulkItems: number = HttpDefaults.maxBulkItems;
   /** How long an idempotency key is remembered after its write (`once`), in seconds (default one day). */
   idempotencyWindowSeconds: number = HttpDefaults.idempotencyWindowSeconds;
+  /**
+   * The request's `If-Match` header (set by the controller): update, patch and delete then take the version
+   * from its entity tag (400 when the body or address names another version), and a stale version or an
+   * absent entity answers 412 instead of 409 or 404.
+   */
+  ifMatch: string | undefined = undefined;
+  /** Whether update, patch and delete of a versioned entity need `If-Match` (428 without it). */
+  requireIfMatch = false;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. */
@@ -124,12 +133,16 @@ export class HttpEntityWriter<T extends object> {
    * answers 404, a stale version 409.
    */
   async update(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
-    const id = this.#idAndVersionOf(json);
-    const entity = await this.context.retrying(async () => {
-      const entity = await this.context.fromJson(this.entityClass, json);
-      await this.#keepHiddenColumns(entity, id);
-      return this.#update(entity, id);
-    }, this.retry);
+    const tag = this.#ifMatchTag();
+    const body = tag === undefined ? json : this.#withTagVersion(json, tag);
+    const id = this.#idAndVersionOf(body);
+    const work = () =>
+      this.context.retrying(async () => {
+        const entity = await this.context.fromJson(this.entityClass, body);
+        await this.#keepHiddenColumns(entity, id);
+        return this.#update(entity, id);
+      }, this.retry);
+    const entity = tag === undefined ? await work() : await this.#underTag(tag, id, work);
     return this.#reloaded(entity, config);
   }
 
@@ -142,9 +155,12 @@ export class HttpEntityWriter<T extends object> {
    */
   async patch(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     if (!isMergeObject(json)) throw new InvalidInputError(CrudMessages.patchNotObject);
-    const id = this.#idAndVersionOf(json);
-    this.#refuseNulls(json);
-    const entity = await this.context.retrying(() => this.#patch(json, id), this.retry);
+    const tag = this.#ifMatchTag();
+    const body = tag === undefined ? json : (this.#withTagVersion(json, tag) as Record<string, unknown>);
+    const id = this.#idAndVersionOf(body);
+    this.#refuseNulls(body);
+    const work = () => this.context.retrying(() => this.#patch(body, id), this.retry);
+    const entity = tag === undefined ? await work() : await this.#underTag(tag, id, work);
     return this.#reloaded(entity, config);
   }
 
@@ -191,6 +207,41 @@ export class HttpEntityWriter<T extends object> {
       throw new InvalidInputError(CrudMessages.updateWithoutVersion(jsonPropertyName(version)));
     }
     return id;
+  }
+
+  /** The entity tag of `If-Match`, `*`, or undefined without one (428 when one is required); 400 when malformed. */
+  #ifMatchTag(): TagVersion | "*" | undefined {
+    const value = this.ifMatch;
+    if (value !== undefined) return ifMatchVersion(value);
+    if (this.requireIfMatch && this.#mapping.versionColumn !== undefined)
+      throw new HttpError(HttpStatus.preconditionRequired, CrudMessages.ifMatchRequired);
+    return undefined;
+  }
+
+  /** The body with the tag's version in it; 400 when the body names another version. */
+  #withTagVersion(json: unknown, tag: TagVersion | "*"): unknown {
+    const version = this.#mapping.versionColumn;
+    if (tag === "*" || version === undefined || !isMergeObject(json)) return json;
+    const key = jsonPropertyName(version);
+    const sent = json[key];
+    if (sent !== undefined && sent !== null && sent !== tag.version) throw new InvalidInputError(CrudMessages.ifMatchVersionDiffers(key));
+    return { ...json, [key]: tag.version };
+  }
+
+  /**
+   * Runs a write under `If-Match`: a tag of another id, or of an entity without a version column, never
+   * matches, and a stale version or an absent entity answers 412 instead of 409 or 404.
+   */
+  async #underTag<R>(tag: TagVersion | "*", id: number, work: () => Promise<R>): Promise<R> {
+    if (tag !== "*" && (tag.id !== id || this.#mapping.versionColumn === undefined))
+      throw new HttpError(HttpStatus.preconditionFailed, CrudMessages.preconditionFailed(id));
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ConcurrentUpdateError || error instanceof HttpNotFoundError)
+        throw new HttpError(HttpStatus.preconditionFailed, CrudMessages.preconditionFailed(id), { cause: error });
+      throw error;
+    }
   }
 
   /** The committed row of an update: the body lacks the change-tracking columns. */
@@ -252,16 +303,31 @@ export class HttpEntityWriter<T extends object> {
    * Loads the row, restores the version the client sent and deletes it: 404 for an absent id, 409 for a
    * stale version, also when the row was soft-deleted since the client read it (another client's delete
    * won), so that of many clients deleting one id and version at once exactly one succeeds. Answers `{"id": <id>, "deleted": true}`.
+   * With `ifMatch` the version may be left out (it comes from the tag; 400 when both are given and differ),
+   * and a stale version or an absent entity answers 412; `If-Match: *` deletes the current row. Without
+   * either, 428.
    */
-  async delete(id: number, version: number): Promise<HttpEntityDeleted> {
-    await this.context.retrying(() => this.#delete(id, version), this.retry);
+  async delete(id: number, version?: number): Promise<HttpEntityDeleted> {
+    const tag = this.#ifMatchTag();
+    if (tag === undefined) {
+      if (version === undefined) throw new HttpError(HttpStatus.preconditionRequired, CrudMessages.ifMatchRequired);
+      await this.context.retrying(() => this.#delete(id, version), this.retry);
+      return { id, deleted: true };
+    }
+    if (tag !== "*" && version !== undefined && version !== tag.version) {
+      throw new InvalidInputError(
+        CrudMessages.ifMatchVersionDiffers(jsonPropertyName(this.#mapping.versionColumn ?? this.#mapping.primaryKey)),
+      );
+    }
+    const wanted = tag === "*" ? version : tag.version;
+    await this.#underTag(tag, id, () => this.context.retrying(() => this.#delete(id, wanted), this.retry));
     return { id, deleted: true };
   }
 
-  async #delete(id: number, version: number): Promise<void> {
+  async #delete(id: number, version: number | undefined): Promise<void> {
     const entity = await this.context.tryGet(this.entityClass, id);
     if (entity === null) throw await this.#absent(id, version);
-    this.context.setVersionId(entity, version);
+    if (version !== undefined) this.context.setVersionId(entity, version);
     await this.#write(this.onBeforeDelete !== undefined || this.onAfterDelete !== undefined, async () => {
       await this.onBeforeDelete?.(entity);
       await this.context.delete(entity);
@@ -273,7 +339,7 @@ export class HttpEntityWriter<T extends object> {
    * What a delete of an id that reads as absent answers: 409 when a soft-deleted row has it at another
    * version than the one the client sent (the client's version is stale), otherwise 404.
    */
-  async #absent(id: number, version: number): Promise<Error> {
+  async #absent(id: number, version: number | undefined): Promise<Error> {
     const versionColumn = this.#mapping.versionColumn;
     if (this.#mapping.audit.deletedAt === undefined || versionColumn === undefined) return new HttpNotFoundError(id);
     const deleted = await this.context.tryGet(this.entityClass, id, { includeDeleted: true });

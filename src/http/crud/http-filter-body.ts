@@ -1,6 +1,8 @@
 import { InvalidInputError } from "../../errors.js";
-import type { ComparisonOperator, Condition } from "../../filter/condition.js";
+import type { ComparisonOperator, Condition, OrderByItem } from "../../filter/condition.js";
 import { Filter } from "../../filter/filter.js";
+import { keysetCondition, keysetOrder } from "../../filter/keyset.js";
+import { decodeCursor } from "./keyset-cursor.js";
 import type { ColumnMapping } from "../../mapping/entity-mapping.js";
 import { fitsSize } from "../../values/text.js";
 import { CrudMessages } from "./crud-messages.js";
@@ -23,11 +25,30 @@ export type FilterValueReader = (column: ColumnMapping, value: unknown) => unkno
 export interface FilterColumns {
   /** The column a body name designates (JSON name or database name, any case), if it may be filtered. */
   find(name: string): ColumnMapping | undefined;
+  /** The primary key, the last order column of keyset pages; without it a body's `after` answers 400. */
+  readonly primaryKey?: ColumnMapping;
+}
+
+/** A select body read: the filter, and what keyset paging needs. */
+export interface SelectBody {
+  /** The filter: conditions (the `after` condition included), order, page. */
+  readonly filter: Filter;
+  /**
+   * The full order of the page (the primary key last) when the body has no `start`, so that the answer can
+   * carry `nextCursor`; undefined with `start` (an offset page).
+   */
+  readonly keysetOrder: readonly OrderByItem[] | undefined;
+  /** The condition `after` added to the filter, if any (the count of a keyset page leaves it out). */
+  readonly after: Condition | undefined;
+  /** Whether the body sent a cursor (`after`), even one after which no row can follow. */
+  readonly hasCursor: boolean;
+  /** The body's `count`: true or false, or undefined when absent. */
+  readonly count: boolean | undefined;
 }
 
 const conditionKeys = new Set(["columnname", "condition", "value"]);
 const orderByKeys = new Set(["columnname", "direction"]);
-const topKeys = new Set(["where", "orderby", "start", "limit"]);
+const topKeys = new Set(["where", "orderby", "start", "limit", "after", "count"]);
 
 const operators = new Map<string, ComparisonOperator | "IN" | "IS NULL" | "IS NOT NULL">([
   ["=", "="],
@@ -62,6 +83,20 @@ export function parseFilterBody(
   readValue: FilterValueReader,
   parameters: HttpFilterParameters,
 ): Filter {
+  return parseSelectBody(body, columns, readValue, parameters).filter;
+}
+
+/**
+ * Reads a select body as `parseFilterBody` does, with its keyset paging: `after` (a cursor a previous page
+ * answered as `nextCursor`; not with `start`) becomes a condition on the order columns, the primary key last,
+ * its values checked against their columns' types and bound; `count` says whether a page answers the count.
+ */
+export function parseSelectBody(
+  body: unknown,
+  columns: FilterColumns,
+  readValue: FilterValueReader,
+  parameters: HttpFilterParameters,
+): SelectBody {
   if (!isPlainObject(body)) fail(CrudMessages.filterNotObject);
   const keys = new Map(Object.keys(body).map((key) => [key.toLowerCase(), key]));
   for (const [lower, key] of keys) if (!topKeys.has(lower)) fail(CrudMessages.unknownFilterProperty(key));
@@ -71,6 +106,8 @@ export function parseFilterBody(
   const orderBy = keys.has("orderby") ? body[keys.get("orderby") as string] : undefined;
   const start = keys.has("start") ? body[keys.get("start") as string] : undefined;
   const limit = keys.has("limit") ? body[keys.get("limit") as string] : undefined;
+  const cursor = keys.has("after") ? body[keys.get("after") as string] : undefined;
+  const count = keys.has("count") ? body[keys.get("count") as string] : undefined;
 
   if (where !== undefined && where !== null) {
     if (!Array.isArray(where)) fail(CrudMessages.whereNotArray);
@@ -107,7 +144,20 @@ export function parseFilterBody(
   }
   if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isSafeInteger(limit))) fail(CrudMessages.badLimit);
   filter.limit = effectiveLimit(limit as number | undefined | null, parameters);
-  return filter;
+  if (count !== undefined && count !== null && typeof count !== "boolean") fail(CrudMessages.badCount);
+  const hasStart = start !== undefined && start !== null;
+  const hasCursor = cursor !== undefined && cursor !== null;
+  if (hasCursor && hasStart) fail(CrudMessages.afterWithStart);
+  const primaryKey = columns.primaryKey;
+  const order = hasStart || primaryKey === undefined ? undefined : keysetOrder(primaryKey, filter.orderBy);
+  let after: Condition | undefined;
+  if (hasCursor) {
+    if (order === undefined) fail(CrudMessages.badCursor);
+    // No row can follow a cursor whose condition is empty: the page is empty.
+    after = keysetCondition(order, decodeCursor(cursor, order, readValue)) ?? { kind: "or", conditions: [] };
+    filter.add(after);
+  }
+  return { filter, keysetOrder: order, after, hasCursor, count: typeof count === "boolean" ? count : undefined };
 }
 
 /** The page size in force: absent, 0, negative or above the ceiling becomes the ceiling. */

@@ -79,13 +79,13 @@ describe("PATCH of one entity", () => {
     assert.deepEqual(log, ["before: Evented q100", "after: Evented v1"]);
   });
 
-  test("PATCH answers 405 where it is not routed, and the 405 of a patchable address lists it in Allow", async () => {
+  test("PATCH answers 405 where it is not routed, and the 405 of a patchable address lists it in Allow (and DELETE, with If-Match)", async () => {
     const answer = await server.call("PATCH", "/widgets");
     assert.equal(answer.status, 405, answer.text);
     assert.equal(answer.headers.allow, "GET, HEAD, POST, PUT");
     const onId = await server.call("POST", "/widgets/3");
     assert.equal(onId.status, 405, onId.text);
-    assert.equal(onId.headers.allow, "GET, HEAD, PATCH");
+    assert.equal(onId.headers.allow, "GET, HEAD, PATCH, DELETE");
   });
 });
 

@@ -15,6 +15,7 @@ import { pagesSuite } from "./pages.js";
 import { softCascadeSuite } from "./soft-cascade.js";
 import { batchesSuite } from "./batches.js";
 import { mappingCoverageSuite } from "./mapping-coverage.js";
+import { keysetSuite } from "./keyset.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -34,4 +35,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   softCascadeSuite,
   batchesSuite,
   mappingCoverageSuite,
+  keysetSuite,
 ];
