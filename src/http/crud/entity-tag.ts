@@ -32,13 +32,29 @@ export interface TagVersion {
 
 const ourTag = /^(\d{1,10})-(\d{1,10})(?:-[0-9a-f]{8})?$/;
 
+/** What the tag of one entity class needs, looked up once per class. */
+interface TagFacts {
+  readonly mapping: EntityMapping;
+  readonly plan: JsonPlan;
+}
+
+const facts = new WeakMap<Function, TagFacts>();
+
+function factsOf(entityClass: Function): TagFacts {
+  let found = facts.get(entityClass);
+  if (found === undefined) {
+    const mapping = EntityMapping.of(entityClass as EntityClass);
+    facts.set(entityClass, (found = { mapping, plan: jsonPlanOf(mapping) }));
+  }
+  return found;
+}
+
 /** The tag of an entity as its answer under `config` shows it, or undefined when the entity has no version column. */
 export function entityTagOf(entity: object, config: JsonSerializerConfig): string | undefined {
-  const mapping = EntityMapping.of(entity.constructor as EntityClass);
+  const { mapping, plan } = factsOf(entity.constructor);
   const version = mapping.versionColumn;
   if (version === undefined) return undefined;
   const base = `${mapping.primaryKey.get(entity)}-${version.get(entity)}`;
-  const plan = jsonPlanOf(mapping);
   if (!plan.hasExpansions || !config.expands(0)) return `"${base}"`;
   const embedded = embeddedText(entity, plan, config, 0, new Set([entity]));
   return embedded === "" ? `"${base}"` : `"${base}-${fnv1a(embedded)}"`;
@@ -63,10 +79,10 @@ function embeddedText(entity: object, plan: JsonPlan, config: JsonSerializerConf
 }
 
 function described(target: object, config: JsonSerializerConfig, level: number, path: Set<object>): string {
-  const mapping = EntityMapping.of(target.constructor as EntityClass);
+  const { mapping, plan } = factsOf(target.constructor);
   const version = mapping.versionColumn === undefined ? "" : String(mapping.versionColumn.get(target));
   path.add(target);
-  const below = embeddedText(target, jsonPlanOf(mapping), config, level + 1, path);
+  const below = embeddedText(target, plan, config, level + 1, path);
   path.delete(target);
   return `${mapping.name}:${mapping.primaryKey.get(target)}:${version};${below}`;
 }
