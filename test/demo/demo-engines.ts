@@ -1,14 +1,13 @@
-// The databases the end-to-end demo suite runs on: a temporary SQLite file, a throwaway PostgreSQL database,
-// a throwaway MariaDB database. Each gives the demo's environment and a direct, read-only view of the rows.
-import { randomBytes } from "node:crypto";
+// The databases the end-to-end demo suite runs on: a temporary SQLite file, a scratch PostgreSQL database,
+// a scratch MariaDB database (test/support/scratch-database.ts). Each gives the demo's environment and a
+// direct, read-only view of the rows.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { createConnection } from "mariadb";
-import pg from "pg";
 import { mariaDbUrl } from "../orm/harness-mariadb.js";
 import { postgresUrl } from "../orm/harness-postgres.js";
+import { createMariaDbScratch, createPostgresScratch, type ScratchDatabase } from "../support/scratch-database.js";
 
 /** One database the demo runs on for one suite. */
 export interface DemoDatabase {
@@ -64,37 +63,29 @@ export const sqliteDemoEngine: DemoEngine = {
 export const postgresDemoEngine: DemoEngine = {
   name: "PostgreSQL",
   async open() {
-    const name = `tenon_demo_${process.pid}_${randomBytes(3).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    admin.on("error", () => {});
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(postgresUrl);
-    url.pathname = `/${name}`;
-    const direct = new pg.Client({ connectionString: url.href });
-    direct.on("error", () => {});
-    await direct.connect();
-    const directory = tempDirectory();
-    const logFile = join(directory, "http.log");
-    return {
-      money: (stored) => Number(stored),
-      env: { DATABASE_URL: url.href, LOG_FILE: logFile },
-      logFile,
-      async rows(sql) {
-        return (await direct.query(sql)).rows as Record<string, unknown>[];
-      },
-      async close() {
-        try {
-          await direct.end();
-          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        } finally {
-          await admin.end();
-          rmSync(directory, { recursive: true, force: true });
-        }
-      },
-    };
+    const scratch = await createPostgresScratch(postgresUrl, { prefix: "tenon_demo" });
+    return scratchDemoDatabase(scratch, scratch.url);
   },
 };
+
+/** The demo's view of a scratch database: its DATABASE_URL, a log file in a temporary directory, direct reads. */
+function scratchDemoDatabase(scratch: ScratchDatabase, url: string): DemoDatabase {
+  const directory = tempDirectory();
+  const logFile = join(directory, "http.log");
+  return {
+    money: (stored) => Number(stored),
+    env: { DATABASE_URL: url, LOG_FILE: logFile },
+    logFile,
+    rows: (sql) => scratch.rows(sql),
+    async close() {
+      try {
+        await scratch.close();
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+  };
+}
 
 /** MariaDB: a fresh database `tenon_demo_<pid>_<random>`, dropped at close. */
 export const mariaDbDemoEngine: DemoEngine = mariaDbDemoEngineAt("MariaDB", mariaDbUrl);
@@ -108,36 +99,8 @@ export function mariaDbDemoEngineAt(engineName: string, server: string, directSe
   return {
     name: engineName,
     async open() {
-      const name = `tenon_demo_${process.pid}_${randomBytes(3).toString("hex")}`;
-      const url = new URL(server);
-      const direct = await createConnection({
-        host: url.hostname,
-        port: url.port === "" ? 3306 : Number(url.port),
-        user: decodeURIComponent(url.username),
-        password: url.password === "" ? undefined : decodeURIComponent(url.password),
-      });
-      for (const sql of directSetup) await direct.query(sql);
-      await direct.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
-      await direct.query(`USE ${name}`);
-      url.pathname = `/${name}`;
-      const directory = tempDirectory();
-      const logFile = join(directory, "http.log");
-      return {
-        money: (stored) => Number(stored),
-        env: { DATABASE_URL: url.href, LOG_FILE: logFile },
-        logFile,
-        async rows(sql) {
-          return (await direct.query(sql)) as Record<string, unknown>[];
-        },
-        async close() {
-          try {
-            await direct.query(`DROP DATABASE IF EXISTS ${name}`);
-          } finally {
-            await direct.end();
-            rmSync(directory, { recursive: true, force: true });
-          }
-        },
-      };
+      const scratch = await createMariaDbScratch(server, { prefix: "tenon_demo", directSetup });
+      return scratchDemoDatabase(scratch, scratch.url);
     },
   };
 }

@@ -1,7 +1,7 @@
-// Faults on PostgreSQL: a throwaway server (initdb + pg_ctl on a free port) restarted under load.
-import pg from "pg";
+// Faults on PostgreSQL: a throwaway server (initdb + postgres on a free port) restarted under load.
 import { reportUnreachable } from "../orm/engine-availability.js";
 import { loadRowsOf } from "../support/reconcile.js";
+import { createPostgresScratch } from "../support/scratch-database.js";
 import { startThrowawayPostgres, throwawayPostgresUnavailable } from "../support/throwaway-postgres.js";
 import { defineDatabaseRestartFaults } from "./faults-database-restart-suite.js";
 
@@ -10,27 +10,23 @@ if (reason !== undefined) reportUnreachable("PostgreSQL", reason, "database rest
 else {
   defineDatabaseRestartFaults("PostgreSQL", async () => {
     const server = await startThrowawayPostgres();
-    const admin = new pg.Client({ connectionString: server.url });
-    admin.on("error", () => {});
-    await admin.connect();
-    await admin.query("CREATE DATABASE demo");
-    await admin.end();
+    // Read after the restart on a fresh connection (the first one would be gone with the server).
+    const scratch = await createPostgresScratch(server.url, { prefix: "tenon_faults", retry: true });
     return {
       name: "PostgreSQL",
-      url: server.urlOf("demo"),
+      url: scratch.url,
       stop: () => server.stop("fast"),
       start: () => server.start(),
-      async rows(sql) {
-        const client = new pg.Client({ connectionString: server.urlOf("demo") });
-        client.on("error", () => {});
-        await client.connect();
+      rows: async (sql) => loadRowsOf(await scratch.rows(sql)),
+      async close() {
+        // The test's own connection ends before the server goes: an idle connection cut by the server is an
+        // uncaught error in the MariaDB driver.
         try {
-          return loadRowsOf((await client.query(sql)).rows as Record<string, unknown>[]);
+          await scratch.close();
         } finally {
-          await client.end();
+          await server.close();
         }
       },
-      close: () => server.close(),
     };
   });
 }

@@ -90,11 +90,19 @@ const smallNode = [
   "--performance-schema=OFF",
 ];
 
+/**
+ * Group communication timeouts for a shared, slow test machine: with Galera's defaults (a peer suspected
+ * after 5 s, dropped after 15 s) a joiner on a machine loaded far beyond its cores was cut off half-way through
+ * its state transfer and stayed "Joining" forever.
+ */
+const patientGroup = "evs.suspect_timeout=PT15S;evs.inactive_timeout=PT30S;evs.install_timeout=PT30S";
+
 function nodeArguments(state: GaleraClusterState, node: GaleraNodeState, cluster: string, bootstrap: boolean): string[] {
   const members = state.nodes.map((each) => `127.0.0.1:${each.galeraPort}`).join(",");
   return [
     ...smallNode,
     `--datadir=${node.dataDirectory}`,
+    `--tmpdir=${state.directory}`,
     `--socket=${join(state.directory, `${node.name}.sock`)}`,
     `--pid-file=${join(state.directory, `${node.name}.pid`)}`,
     `--log-error=${join(state.directory, `${node.name}.err`)}`,
@@ -112,30 +120,46 @@ function nodeArguments(state: GaleraClusterState, node: GaleraNodeState, cluster
     `--wsrep-cluster-address=gcomm://${members}`,
     `--wsrep-node-name=${node.name}`,
     `--wsrep-node-address=127.0.0.1:${node.galeraPort}`,
-    `--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:${node.galeraPort};ist.recv_addr=127.0.0.1:${node.istPort};gcache.size=32M`,
+    `--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:${node.galeraPort};ist.recv_addr=127.0.0.1:${node.istPort};gcache.size=32M;${patientGroup}`,
     "--wsrep-sst-method=rsync",
     `--wsrep-sst-receive-address=127.0.0.1:${node.sstPort}`,
     ...(bootstrap ? ["--wsrep-new-cluster"] : []),
   ];
 }
 
-function tailOfLog(state: GaleraClusterState, node: GaleraNodeState): string {
+function logOf(state: GaleraClusterState, node: GaleraNodeState): string {
   try {
-    return readFileSync(join(state.directory, `${node.name}.err`), "utf8")
-      .split("\n")
-      .slice(-25)
-      .join("\n");
+    return readFileSync(join(state.directory, `${node.name}.err`), "utf8");
   } catch {
-    return "(no log)";
+    return "";
   }
 }
 
-/** Waits until a node answers on its client port and reports itself synced with the cluster. */
-async function waitSynced(state: GaleraClusterState, node: GaleraNodeState, server: ServerProcess, timeoutMs: number): Promise<void> {
+function tailOfLog(state: GaleraClusterState, node: GaleraNodeState): string {
+  const log = logOf(state, node);
+  return log === "" ? "(no log)" : log.split("\n").slice(-25).join("\n");
+}
+
+/** What a node's log says when its join has failed for good (it stays "Joining" without ever syncing). */
+const failedJoin = /Failed to JOIN the cluster|Received SELF-LEAVE|\[ERROR\] Aborting/;
+
+/**
+ * Waits until a node answers on its client port and reports itself synced with the cluster. Fails at once
+ * when the node exits or its log (the part written since `logFrom`) says that the join failed.
+ */
+async function waitSynced(
+  state: GaleraClusterState,
+  node: GaleraNodeState,
+  server: ServerProcess,
+  timeoutMs: number,
+  logFrom: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = "";
   while (Date.now() < deadline) {
     if (!server.running()) throw new Error(`Galera ${node.name} exited while starting. Its log ends:\n${tailOfLog(state, node)}`);
+    if (failedJoin.test(logOf(state, node).slice(logFrom)))
+      throw new Error(`Galera ${node.name} failed to join the cluster. Its log ends:\n${tailOfLog(state, node)}`);
     try {
       const connection = await createConnection({ host: "127.0.0.1", port: node.port, user: "root", connectTimeout: 1000 });
       try {
@@ -225,10 +249,11 @@ export async function startGaleraCluster(options: GaleraClusterOptions = {}): Pr
   const servers = new Map<GaleraNodeState, ServerProcess>();
 
   const startNode = async (node: GaleraNodeState, bootstrap: boolean): Promise<void> => {
+    const logFrom = logOf(state, node).length;
     const server = startServer("mariadbd", nodeArguments(state, node, clusterName, bootstrap), { outlive: options.outlive });
     node.pid = server.pid;
     servers.set(node, server);
-    await waitSynced(state, node, server, timeoutMs);
+    await waitSynced(state, node, server, timeoutMs, logFrom);
   };
 
   try {
@@ -240,7 +265,15 @@ export async function startGaleraCluster(options: GaleraClusterOptions = {}): Pr
     }
     const install = spawnSync(
       "mariadb-install-db",
-      [...smallNode, `--datadir=${nodes[0].dataDirectory}`, "--user=mysql", "--auth-root-authentication-method=normal", "--skip-test-db"],
+      // Its own tmpdir: bootstraps running at the same time in /tmp (other test runs) removed each other's temporary tables.
+      [
+        ...smallNode,
+        `--datadir=${nodes[0].dataDirectory}`,
+        `--tmpdir=${directory}`,
+        "--user=mysql",
+        "--auth-root-authentication-method=normal",
+        "--skip-test-db",
+      ],
       { encoding: "utf8" },
     );
     if (install.status !== 0) throw new Error(`mariadb-install-db failed:\n${install.stdout}\n${install.stderr}`);
@@ -269,7 +302,18 @@ export async function startGaleraCluster(options: GaleraClusterOptions = {}): Pr
       node.pid = 0;
     },
     async startNode(index) {
-      if (nodes[index].pid === 0) await startNode(nodes[index], false);
+      const node = nodes[index];
+      if (node.pid !== 0) return;
+      try {
+        await startNode(node, false);
+      } catch (error) {
+        // A joiner cut off by the group on a machine far busier than its cores (see patientGroup) is killed and
+        // started once more: it then receives a full state transfer. The log keeps both attempts.
+        console.error(`Galera ${node.name} is started a second time: ${(error as Error).message.split("\n")[0]}`);
+        if (node.pid !== 0) await stopGroup(node.pid, 1000);
+        node.pid = 0;
+        await startNode(node, false);
+      }
     },
     stop: () => stopGaleraCluster(state),
   };

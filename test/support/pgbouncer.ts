@@ -17,7 +17,9 @@ export interface PgBouncer {
   url(database: string): string;
   /** Stops it at once (SIGTERM: PgBouncer's immediate shutdown, every client and server connection cut). */
   kill(): Promise<void>;
-  /** Starts it again on the same port; resolves once it accepts connections. */
+  /** Starts it again on the same port after `kill` (nothing when it runs); resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Stops it at once and starts it again on the same port; resolves once it accepts connections. */
   restart(): Promise<void>;
   /** Stops it and removes its directory. */
   stop(): Promise<void>;
@@ -120,6 +122,9 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
     port,
     url: (database) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
     kill,
+    async start() {
+      if (child === undefined || !child.running()) await start();
+    },
     async restart() {
       await kill();
       await start();

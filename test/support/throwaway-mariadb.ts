@@ -68,7 +68,8 @@ export async function startThrowawayMariaDb(): Promise<ThrowawayMariaDb> {
   const user = asRoot ? ["--user=mysql"] : [];
   await run(
     "mariadb-install-db",
-    ["--no-defaults", ...user, `--datadir=${data}`, "--auth-root-authentication-method=normal", "--skip-test-db"],
+    // Its own tmpdir: bootstraps running at the same time in /tmp (other test runs) removed each other's temporary tables.
+    ["--no-defaults", ...user, `--datadir=${data}`, `--tmpdir=${directory}`, "--auth-root-authentication-method=normal", "--skip-test-db"],
     {
       timeout: 120_000,
     },
@@ -96,6 +97,7 @@ export async function startThrowawayMariaDb(): Promise<ThrowawayMariaDb> {
           "--no-defaults",
           ...user,
           `--datadir=${data}`,
+          `--tmpdir=${directory}`,
           `--port=${port}`,
           "--bind-address=127.0.0.1",
           `--socket=${join(directory, "mysqld.sock")}`,
