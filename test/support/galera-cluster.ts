@@ -1,14 +1,16 @@
 // A three-node MariaDB Galera cluster on 127.0.0.1 with HAProxy in front, for the scale-out tests and for
 // `scripts/galera.sh up|down`. Every port is free at run time (never 3306 nor any fixed number), every data
-// directory lives in one mkdtemp directory, the nodes run as the `mysql` OS user with rsync state transfer,
+// directory lives in one owned temporary directory (owned-directory.ts: a killed test run's cluster is cleaned
+// up by its watchdog or the next run's sweep), the nodes run as the `mysql` OS user with rsync state transfer,
 // and stopping the cluster stops every process it started and removes the directory.
 import { spawnSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir, userInfo } from "node:os";
+import { chownSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { createConnection } from "mariadb";
 import { freePorts } from "./free-port.js";
-import { type ServerProcess, startServer, stopGroup } from "./server-processes.js";
+import { cleanUpDirectory, createOwnedDirectory } from "./owned-directory.js";
+import { commandLineOf, namesDirectory, type ServerProcess, startServer, stopGroup } from "./server-processes.js";
 
 /** The Galera 4 provider the Debian package `galera-4` installs. */
 export const galeraProvider = "/usr/lib/galera/libgalera_smm.so";
@@ -201,18 +203,27 @@ function haproxyConfiguration(state: GaleraClusterState): string {
   ].join("\n");
 }
 
-/** Stops what a state describes (this process's or another's), and removes its directory. */
+/** True when `pid` is a process started for the cluster in `directory` (its command line names it): a pid read from an old state file may belong to anything by now. */
+function runsFor(pid: number, directory: string): boolean {
+  return pid !== 0 && namesDirectory(commandLineOf(pid), directory);
+}
+
+/**
+ * Stops what a state describes (this process's or another's), and removes its directory. Only processes
+ * whose command line names the cluster's directory are signalled: first HAProxy and the nodes cleanly (in
+ * reverse order, so that the bootstrap node goes last and the others leave a cluster cleanly), then whatever
+ * else still runs for it (a state transfer's rsync daemon, a watchdog).
+ */
 export async function stopGaleraCluster(state: GaleraClusterState): Promise<void> {
   try {
-    if (state.haproxyPid !== 0) await stopGroup(state.haproxyPid, 2000);
+    if (runsFor(state.haproxyPid, state.directory)) await stopGroup(state.haproxyPid, 2000);
     state.haproxyPid = 0;
-    // In reverse order, so that the bootstrap node goes last and the others leave a cluster cleanly.
     for (const node of [...state.nodes].reverse()) {
-      if (node.pid !== 0) await stopGroup(node.pid, 15_000);
+      if (runsFor(node.pid, state.directory)) await stopGroup(node.pid, 15_000);
       node.pid = 0;
     }
   } finally {
-    rmSync(state.directory, { recursive: true, force: true });
+    cleanUpDirectory(state.directory);
   }
 }
 
@@ -224,7 +235,7 @@ export async function stopGaleraCluster(state: GaleraClusterState): Promise<void
  */
 export async function startGaleraCluster(options: GaleraClusterOptions = {}): Promise<GaleraCluster> {
   const timeoutMs = options.timeoutMs ?? 90_000;
-  const directory = mkdtempSync(join(tmpdir(), "tenon-galera-"));
+  const directory = createOwnedDirectory("tenon-galera-", { outlive: options.outlive });
   const ports = await freePorts(13);
   const nodes: GaleraNodeState[] = [0, 1, 2].map((index) => ({
     name: `node${index + 1}`,

@@ -1,18 +1,21 @@
 // PgBouncer in transaction mode in front of a PostgreSQL server, on a free port, for the scale-out tests:
-// its configuration, log and pid file live in one mkdtemp directory, it runs as the `postgres` OS user
-// (PgBouncer refuses to run as root), and stopping it removes the directory.
+// its configuration, log and pid file live in one owned temporary directory (owned-directory.ts), it runs as
+// the `postgres` OS user (PgBouncer refuses to run as root), and stopping it removes the directory.
 import { spawnSync } from "node:child_process";
-import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, readFileSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
-import { tmpdir, userInfo } from "node:os";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./free-port.js";
+import { cleanUpDirectory, createOwnedDirectory } from "./owned-directory.js";
 import { type ServerProcess, startServer, stopGroup } from "./server-processes.js";
 
 /** A running PgBouncer. */
 export interface PgBouncer {
   /** The port it listens on. */
   readonly port: number;
+  /** Its owned temporary directory (configuration, log, pid file). */
+  readonly directory: string;
   /** `postgres://<user>@127.0.0.1:<port>/<database>`: the server through PgBouncer. */
   url(database: string): string;
   /** Stops it at once (SIGTERM: PgBouncer's immediate shutdown, every client and server connection cut). */
@@ -63,7 +66,7 @@ function listening(port: number): Promise<boolean> {
 export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<PgBouncer> {
   const server = new URL(options.server ?? "postgres://postgres@127.0.0.1:5432/");
   const user = decodeURIComponent(server.username || "postgres");
-  const directory = mkdtempSync(join(tmpdir(), "tenon-pgbouncer-"));
+  const directory = createOwnedDirectory("tenon-pgbouncer-");
   const port = await freePort();
   const uid = Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout.trim());
   const gid = Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout.trim());
@@ -115,11 +118,12 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
     await start();
   } catch (error) {
     await kill();
-    rmSync(directory, { recursive: true, force: true });
+    cleanUpDirectory(directory);
     throw error;
   }
   return {
     port,
+    directory,
     url: (database) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
     kill,
     async start() {
@@ -133,7 +137,7 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
       try {
         await kill();
       } finally {
-        rmSync(directory, { recursive: true, force: true });
+        cleanUpDirectory(directory);
       }
     },
   };
