@@ -1,8 +1,7 @@
 import { InvalidInputError } from "../errors.js";
-import type { ColumnType } from "../mapping/column-type.js";
+import { type ColumnType, int32Range, int64Range } from "../mapping/column-type.js";
 import { bufferOf } from "../values/bytes.js";
 import { decimalTextOf, isDecimalText, normalizeExactDecimal } from "../values/decimal-text.js";
-import { int32Range, int64Range } from "../values/integer-range.js";
 import { formatIsoTime, parseIsoDate } from "../values/iso-date.js";
 import { textFaultOf } from "../values/text.js";
 import { JsonMessages, jsonTypeOf } from "./json-messages.js";

@@ -11,6 +11,23 @@ export type ConcreteEntityClass<T = object> = new () => T;
 
 declare const valueTypeBrand: unique symbol;
 
+/** The smallest and largest value an integer column type holds. */
+export interface IntegerRange<N extends number | bigint> {
+  /** The smallest value. */
+  readonly min: N;
+  /** The largest value. */
+  readonly max: N;
+}
+
+/**
+ * The values of an `int32` column, and so of every primary key, version and reference (SPEC.md TTPrimaryKey):
+ * the one home of this range, which JSON decoding, the filter body, key drawing and the API schemas read.
+ */
+export const int32Range: IntegerRange<number> = Object.freeze({ min: -2147483648, max: 2147483647 });
+
+/** The values of an `int64` column. */
+export const int64Range: IntegerRange<bigint> = Object.freeze({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+
 /**
  * The declared type of a mapped column. `V` is the TypeScript type of the field; the field decorators
  * require the field to have exactly that type, so `@Column("Name", Type.int32) name: string` does not compile.
@@ -58,9 +75,9 @@ export class ColumnType<V> {
 
 /** The column types a field decorator can declare. */
 export const Type = {
-  /** A 32-bit signed integer held as a `number` (also the type of primary keys and versions). */
+  /** A 32-bit signed integer held as a `number` (also the type of primary keys and versions); its values: `int32Range`. */
   int32: new ColumnType<number>("int32", false),
-  /** A 64-bit signed integer held as a `bigint`, so values beyond 2^53 stay exact. */
+  /** A 64-bit signed integer held as a `bigint`, so values beyond 2^53 stay exact; its values: `int64Range`. */
   int64: new ColumnType<bigint>("int64", false),
   /** A double-precision floating-point number. */
   float: new ColumnType<number>("float", false),

@@ -1,12 +1,11 @@
 import type { Connection } from "../engines/database.js";
 import { ConcurrentUpdateError, KeyRangeError, TenonError } from "../errors.js";
 import { hasEvents, runAfterEvents, runBeforeEvents } from "../events/entity-events.js";
-import type { EntityClass } from "../mapping/column-type.js";
+import { type EntityClass, int32Range } from "../mapping/column-type.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
 import { type EntityStatements, statementsOf } from "../sql/entity-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
-import { int32Range } from "../values/integer-range.js";
 import { insertRows, rowsPerStatement } from "./insert-row.js";
 import { SessionMessages } from "./session-messages.js";
 import { columnValues, expectOneRow, keyValues, stamp, writableMapping } from "./write-values.js";

@@ -1,11 +1,10 @@
 import type { Connection } from "../engines/database.js";
 import { KeyRangeError, TenonError } from "../errors.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
-import type { EntityClass } from "../mapping/column-type.js";
+import { type EntityClass, int32Range } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
 import { statementsOf } from "../sql/entity-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
-import { int32Range } from "../values/integer-range.js";
 import type { BatchSession } from "./batch-writes.js";
 import type { Context } from "./context.js";
 import type { EntityMaterializer } from "./entity-materializer.js";

@@ -1,5 +1,7 @@
 import { SqlError } from "mariadb";
 import { DatabaseError, TransientDatabaseError, type TransientKind, UniqueViolationError, UnsafeSequenceError } from "../../errors.js";
+import { reasonOf, serverEngineErrors } from "../engine-errors.js";
+import { EngineMessages } from "../engine-messages.js";
 
 /** Whether `error` came from the connector (a server error or a connection failure it reported). */
 export function isSqlError(error: unknown): error is SqlError {
@@ -49,7 +51,7 @@ export function mariaDbError(error: unknown): DatabaseError {
   const kind = transientKind(error);
   const lost = kind === "connection";
   if (!isSqlError(error)) {
-    const text = `MariaDB: ${(error as Error | null)?.message ?? String(error)}`;
+    const text = EngineMessages.failed("MariaDB", reasonOf(error));
     return kind === undefined
       ? new DatabaseError(text, { cause: error })
       : new TransientDatabaseError(text, kind, true, lost, { cause: error });
@@ -58,8 +60,7 @@ export function mariaDbError(error: unknown): DatabaseError {
   const code = [error.code, error.sqlState === undefined || error.sqlState === null ? undefined : `SQLSTATE ${error.sqlState}`]
     .filter((part) => part !== null && part !== undefined)
     .join(", ");
-  const prefix = lost ? "MariaDB: the connection to the server was lost: " : "MariaDB: ";
-  const text = `${prefix}${message}${code === "" ? "" : ` (${code})`}.`;
+  const text = (lost ? EngineMessages.connectionLost : EngineMessages.failed)("MariaDB", `${message}${code === "" ? "" : ` (${code})`}.`);
   if (kind !== undefined) return new TransientDatabaseError(text, kind, kind !== "timeout", lost, { cause: error });
   // ER_DUP_ENTRY and ER_DUP_ENTRY_WITH_KEY_NAME: the server names the index only in its text, so which key
   // was hit is left open (the session decides by what it inserted).
@@ -73,40 +74,19 @@ export function mariaDbError(error: unknown): DatabaseError {
  * sent; a refused login (1045) or an unknown database (1049) is not.
  */
 export function cannotConnect(where: string, error: unknown): DatabaseError {
-  const text = `MariaDB: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`;
+  const text = EngineMessages.cannotConnect("MariaDB", where, reasonOf(error));
   const refused = isSqlError(error) && (error.errno === 1045 || error.errno === 1049 || error.errno === 1044);
   if (!refused) return new TransientDatabaseError(text, "connection", true, false, { cause: error });
   return new DatabaseError(text, { cause: error });
 }
 
-/** A session asked a closed database for a connection. */
-export function databaseClosed(where: string): DatabaseError {
-  return new DatabaseError(`MariaDB: the database ${where} has been closed.`);
-}
-
-/** A statement on a connection already given back (the session was disposed, or the database closed under it). */
-export function connectionGivenBack(): DatabaseError {
-  return new DatabaseError("MariaDB: the connection has been given back to the pool or the database was closed.");
-}
-
-/** The sequence of an entity does not exist: Tenon never creates it (SPEC.md 2.8 rule 1). */
-export function missingSequence(quotedName: string, cause: unknown): DatabaseError {
-  return new DatabaseError(
-    `MariaDB: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`,
-    { cause },
-  );
-}
+/** The errors MariaDB raises as every server engine does (see `ServerEngineErrors`). */
+export const { databaseClosed, connectionGivenBack, missingSequence, notAUrl } = serverEngineErrors(
+  "MariaDB",
+  "mariadb://user:password@host:3306/database",
+);
 
 /** A sequence that a Galera cluster would let two nodes draw the same value from. */
 export function unsafeGaleraSequence(quotedName: string, increment: string): UnsafeSequenceError {
-  return new UnsafeSequenceError(
-    quotedName,
-    `MariaDB Galera: the sequence ${quotedName} has INCREMENT BY ${increment}, which lets two nodes hand out the same key; ` +
-      `recreate it as CREATE SEQUENCE ${quotedName} INCREMENT BY 0 (each node then draws from its own auto_increment_offset, see docs/engines.md).`,
-  );
-}
-
-/** The connection string could not be read. */
-export function notAUrl(error: unknown): DatabaseError {
-  return new DatabaseError("MariaDB: the connection string is not a URL (mariadb://user:password@host:3306/database).", { cause: error });
+  return new UnsafeSequenceError(quotedName, EngineMessages.unsafeGaleraSequence(quotedName, increment));
 }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { EngineMessages } from "../engine-messages.js";
 import type { DatabaseError } from "../../errors.js";
 import { PooledConnection } from "../pooled-connection.js";
 import { type BackendKey, sendCancelRequest } from "./postgres-cancel.js";
@@ -30,7 +31,7 @@ export class PostgresConnection extends PooledConnection<PostgresResult> {
             rowMode: "array",
             name: database.statementName(sql, parameters.length),
           }),
-        giveBack: (close) => client.release(close ? new Error("Tenon: connection closed instead of pooled") : undefined),
+        giveBack: (close) => client.release(close ? new Error(EngineMessages.closedInsteadOfPooled) : undefined),
         listen: (handler) => {
           onError = handler;
           if (handler === undefined) client.off("error", listener);

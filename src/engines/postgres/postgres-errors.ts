@@ -1,5 +1,7 @@
 import pg from "pg";
 import { DatabaseError, TransientDatabaseError, type TransientKind, UniqueViolationError } from "../../errors.js";
+import { reasonOf, serverEngineErrors } from "../engine-errors.js";
+import { EngineMessages } from "../engine-messages.js";
 
 /** The SQLSTATE of an error the server sent, or undefined for an error of the driver or the network. */
 export function sqlState(error: unknown): string | undefined {
@@ -38,19 +40,19 @@ export function transientKind(error: unknown): TransientKind | undefined {
  */
 export function postgresError(error: unknown): DatabaseError {
   if (error instanceof DatabaseError) return error;
-  const message = (error as Error | null)?.message ?? String(error);
+  const message = reasonOf(error);
   const state = sqlState(error);
   const code = state === undefined ? "" : ` (SQLSTATE ${state})`;
   const kind = transientKind(error);
   if (kind === undefined) {
-    const text = `PostgreSQL: ${message}${code}.`;
+    const text = EngineMessages.failed("PostgreSQL", `${message}${code}.`);
     // 23505 unique_violation. The primary key's own conflicts never get here from Tenon's INSERT, which says
     // ON CONFLICT (key) DO NOTHING and counts the rows, so which index was hit is left open.
     if (state === "23505") return new UniqueViolationError(text, undefined, { cause: error });
     return new DatabaseError(text, { cause: error });
   }
   const lost = kind === "connection";
-  const text = lost ? `PostgreSQL: the connection to the server was lost: ${message}${code}.` : `PostgreSQL: ${message}${code}.`;
+  const text = (lost ? EngineMessages.connectionLost : EngineMessages.failed)("PostgreSQL", `${message}${code}.`);
   return new TransientDatabaseError(text, kind, kind !== "timeout", lost, { cause: error });
 }
 
@@ -60,7 +62,7 @@ export function postgresError(error: unknown): DatabaseError {
  * nothing was sent; a refused login or an unknown database is not.
  */
 export function cannotConnect(where: string, error: unknown): DatabaseError {
-  const text = `PostgreSQL: cannot connect to ${where}: ${(error as Error | null)?.message ?? String(error)}`;
+  const text = EngineMessages.cannotConnect("PostgreSQL", where, reasonOf(error));
   const state = sqlState(error);
   const transient =
     state === undefined ? !(error instanceof DatabaseError) : state.startsWith("57P") || state.startsWith("08") || state === "53300";
@@ -68,27 +70,8 @@ export function cannotConnect(where: string, error: unknown): DatabaseError {
   return new DatabaseError(text, { cause: error });
 }
 
-/** A session asked a closed database for a connection. */
-export function databaseClosed(where: string): DatabaseError {
-  return new DatabaseError(`PostgreSQL: the database ${where} has been closed.`);
-}
-
-/** A statement on a connection already given back (the session was disposed, or the database closed under it). */
-export function connectionGivenBack(): DatabaseError {
-  return new DatabaseError("PostgreSQL: the connection has been given back to the pool or the database was closed.");
-}
-
-/** The sequence of an entity does not exist: Tenon never creates it (SPEC.md 2.8 rule 1). */
-export function missingSequence(quotedName: string, cause: unknown): DatabaseError {
-  return new DatabaseError(
-    `PostgreSQL: the sequence ${quotedName} does not exist; create it (CREATE SEQUENCE ${quotedName}): Tenon never creates sequences.`,
-    { cause },
-  );
-}
-
-/** The connection string could not be read. */
-export function notAUrl(error: unknown): DatabaseError {
-  return new DatabaseError("PostgreSQL: the connection string is not a URL (postgres://user:password@host:5432/database).", {
-    cause: error,
-  });
-}
+/** The errors PostgreSQL raises as every server engine does (see `ServerEngineErrors`). */
+export const { databaseClosed, connectionGivenBack, missingSequence, notAUrl } = serverEngineErrors(
+  "PostgreSQL",
+  "postgres://user:password@host:5432/database",
+);

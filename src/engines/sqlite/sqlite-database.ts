@@ -1,4 +1,5 @@
 import BetterSqlite3 from "better-sqlite3";
+import { EngineMessages } from "../engine-messages.js";
 import { DatabaseError } from "../../errors.js";
 import type { Connection, Database } from "../database.js";
 import { Mutex } from "../mutex.js";
@@ -49,7 +50,7 @@ export class SqliteDatabase implements Database {
       if ((options.wal ?? true) && options.filename !== ":memory:") this.#db.pragma("journal_mode = WAL");
       this.#db.pragma("synchronous = NORMAL");
     } catch (error) {
-      throw new DatabaseError(`Cannot open the SQLite database ${options.filename}: ${(error as Error).message}`, { cause: error });
+      throw new DatabaseError(EngineMessages.cannotOpenSqlite(options.filename, (error as Error).message), { cause: error });
     }
   }
 

@@ -1,4 +1,6 @@
 import { DatabaseError, TenonError, TransientDatabaseError, UniqueViolationError } from "../../errors.js";
+import { reasonOf } from "../engine-errors.js";
+import { EngineMessages } from "../engine-messages.js";
 
 /** The extended result code better-sqlite3 puts on its errors (`SQLITE_CONSTRAINT_PRIMARYKEY` ...). */
 function codeOf(error: unknown): string | undefined {
@@ -16,7 +18,7 @@ function codeOf(error: unknown): string | undefined {
  */
 export function sqliteError(error: unknown): TenonError {
   if (error instanceof TenonError) return error;
-  const message = `SQLite: ${(error as Error | null)?.message ?? String(error)}`;
+  const message = EngineMessages.failed("SQLite", reasonOf(error));
   const code = codeOf(error);
   if (code === "SQLITE_CONSTRAINT_PRIMARYKEY") return new UniqueViolationError(message, true, { cause: error });
   if (code === "SQLITE_CONSTRAINT_UNIQUE") return new UniqueViolationError(message, false, { cause: error });

@@ -1,8 +1,10 @@
 import { KeyRangeError } from "../../errors.js";
+import { EngineMessages } from "../engine-messages.js";
+import { int32Range } from "../../mapping/column-type.js";
 import type { SqliteDialect } from "./sqlite-dialect.js";
 
 /** The highest key of the int32 key type (SPEC.md TTPrimaryKey). */
-const maxKey = 2147483647;
+const maxKey = int32Range.max;
 
 /** The table in the database file that keeps the last key handed out per table, shared by every process. */
 export const keyTable = "tenon_keys";
@@ -98,9 +100,7 @@ export class SqliteKeys {
     );
     const key = Number(free?.[0] ?? last + 1);
     if (!(key <= maxKey)) {
-      throw new KeyRangeError(
-        `SQLite: no key of ${table} is left in the int32 range after ${last}; compact the keys or reset the row of ${keyTable}.`,
-      );
+      throw new KeyRangeError(EngineMessages.sqliteKeysExhausted(table, last, keyTable));
     }
     const end = Math.min(key + blockSize - 1, maxKey);
     statements.run(`INSERT INTO ${keyTable} (name, last) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last = excluded.last`, [name, end]);

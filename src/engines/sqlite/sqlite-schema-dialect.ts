@@ -1,4 +1,5 @@
 import type { ColumnType } from "../../mapping/column-type.js";
+import { EngineMessages } from "../engine-messages.js";
 import { CatalogSnapshot, canonicalTypeName, caseInsensitive, type Catalog } from "../../sql/catalog.js";
 import type { CatalogQuery, SchemaDialect } from "../../sql/schema-dialect.js";
 import { maxIntegerPrecision } from "./sqlite-decimal.js";
@@ -62,7 +63,7 @@ export class SqliteSchemaDialect implements SchemaDialect {
 
   /** SQLite has no sequences; the schema tool never asks it for one (`hasSequences` is false). */
   createSequence(): string {
-    throw new TypeError("SQLite has no sequences.");
+    throw new TypeError(EngineMessages.sqliteHasNoSequences);
   }
 
   /** @inheritdoc */

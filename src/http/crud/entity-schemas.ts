@@ -1,8 +1,7 @@
-import type { EntityClass } from "../../mapping/column-type.js";
+import { type EntityClass, int32Range } from "../../mapping/column-type.js";
 import { type ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
 import { isFilterable, isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "../../json/json-visibility.js";
 import { ValidationKey, type RuleDeclaration } from "../../validation/validation-decorators.js";
-import { int32Range } from "../../values/integer-range.js";
 import type { JsonSchema } from "../openapi/openapi-types.js";
 
 /** The schemas of one entity's JSON (API.md "JSON of entities"), by component name. */

@@ -1,0 +1,22 @@
+/**
+ * Every text of the engine layer's own errors, in one place. `engine` is the engine's name as the texts
+ * show it (`PostgreSQL`, `MariaDB`, `SQLite`); a driver's own message is passed on as `reason`.
+ */
+export const EngineMessages = {
+  failed: (engine: string, reason: string) => `${engine}: ${reason}`,
+  connectionLost: (engine: string, reason: string) => `${engine}: the connection to the server was lost: ${reason}`,
+  cannotConnect: (engine: string, where: string, reason: string) => `${engine}: cannot connect to ${where}: ${reason}`,
+  databaseClosed: (engine: string, where: string) => `${engine}: the database ${where} has been closed.`,
+  connectionGivenBack: (engine: string) => `${engine}: the connection has been given back to the pool or the database was closed.`,
+  missingSequence: (engine: string, sequence: string) =>
+    `${engine}: the sequence ${sequence} does not exist; create it (CREATE SEQUENCE ${sequence}): Tenon never creates sequences.`,
+  notAUrl: (engine: string, example: string) => `${engine}: the connection string is not a URL (${example}).`,
+  unsafeGaleraSequence: (sequence: string, increment: string) =>
+    `MariaDB Galera: the sequence ${sequence} has INCREMENT BY ${increment}, which lets two nodes hand out the same key; ` +
+    `recreate it as CREATE SEQUENCE ${sequence} INCREMENT BY 0 (each node then draws from its own auto_increment_offset, see docs/engines.md).`,
+  cannotOpenSqlite: (filename: string, reason: string) => `Cannot open the SQLite database ${filename}: ${reason}`,
+  sqliteKeysExhausted: (table: string, last: number, keyTable: string) =>
+    `SQLite: no key of ${table} is left in the int32 range after ${last}; compact the keys or reset the row of ${keyTable}.`,
+  sqliteHasNoSequences: "SQLite has no sequences.",
+  closedInsteadOfPooled: "Tenon: connection closed instead of pooled",
+} as const;
