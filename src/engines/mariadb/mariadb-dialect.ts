@@ -1,7 +1,6 @@
 import { formatIsoDate } from "../../values/iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
-import type { Dialect } from "../../sql/dialect.js";
-import { bufferOf } from "../../values/bytes.js";
+import { StandardDialect } from "../standard-dialect.js";
 import { convertCommon } from "../value-conversion.js";
 import { MariaDbSchemaDialect } from "./mariadb-schema-dialect.js";
 
@@ -10,38 +9,20 @@ import { MariaDbSchemaDialect } from "./mariadb-schema-dialect.js";
  * on most servers, so the mapping must spell them as they were created); `?` placeholders; booleans as
  * 0/1; dates in `DATETIME(3)` as UTC wall-clock text, which no server or client time zone can shift.
  */
-export class MariaDbDialect implements Dialect {
+export class MariaDbDialect extends StandardDialect {
   /** @inheritdoc */
-  readonly name = "mariadb";
-  readonly sortsNullsLow = true;
+  override readonly name = "mariadb";
 
   /** @inheritdoc */
-  readonly schema = new MariaDbSchemaDialect();
+  override readonly schema = new MariaDbSchemaDialect();
 
   /** @inheritdoc */
-  quoteIdentifier(identifier: string): string {
+  override quoteIdentifier(identifier: string): string {
     return `\`${identifier.replaceAll("`", "``")}\``;
   }
 
   /** @inheritdoc */
-  placeholder(): string {
-    return "?";
-  }
-
-  /** @inheritdoc */
-  paginate(limit: string, offset: string): string {
-    return ` LIMIT ${limit} OFFSET ${offset}`;
-  }
-
-  /** @inheritdoc */
-  toDatabase(value: unknown, type: ColumnType<unknown>): unknown {
-    if (value === null || value === undefined) return null;
-    if (type.kind === "boolean") return value ? 1 : 0;
-    return this.toParameter(value);
-  }
-
-  /** @inheritdoc */
-  fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+  override fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
     if (type.kind === "date" && typeof value === "string") return parseUtcDateTime(value);
     return convertCommon(value, type);
   }
@@ -51,31 +32,23 @@ export class MariaDbDialect implements Dialect {
    * the escape is `!`, a character whose literal reads the same in every sql_mode, and `likePattern`
    * doubles every `!` of the pattern: no character of the client's pattern escapes another.
    */
-  like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string {
+  override like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string {
     return `${column} ${operator} ${placeholder} ESCAPE '!'`;
   }
 
   /** @inheritdoc */
-  likePattern(pattern: string): string {
+  override likePattern(pattern: string): string {
     return pattern.replaceAll("!", "!!");
   }
 
-  /** @inheritdoc The engine infers the type of a CASE branch's parameter from the value bound. */
-  typedPlaceholder(placeholder: string): string {
-    return placeholder;
-  }
-
   /** @inheritdoc */
-  insertKeyConflict(_quotedKey: string): string {
+  override insertKeyConflict(_quotedKey: string): string {
     return "";
   }
 
-  /** @inheritdoc */
-  toParameter(value: unknown): unknown {
-    if (typeof value === "boolean") return value ? 1 : 0;
-    if (value instanceof Date) return formatUtcDateTime(value);
-    if (value instanceof Uint8Array) return bufferOf(value);
-    return value;
+  /** DATETIME(3) holds UTC wall-clock text. */
+  protected override dateParameter(value: Date): unknown {
+    return formatUtcDateTime(value);
   }
 }
 
