@@ -1,6 +1,24 @@
 import type { Dialect } from "../sql/dialect.js";
 import type { Connection, Database } from "./database.js";
 
+/** How to reach a database server: what the options of the server engines (PostgreSQL, MariaDB) share. */
+export interface ServerDatabaseOptions {
+  /** A connection URL (see the engine's options for its form); the fields below override its parts. */
+  readonly connectionString?: string;
+  /** Host name or address (default `localhost`, or the URL's). */
+  readonly host?: string;
+  /** Port (default the engine's own, or the URL's). */
+  readonly port?: number;
+  /** User name. */
+  readonly user?: string;
+  /** Password. */
+  readonly password?: string;
+  /** Database name. */
+  readonly database?: string;
+  /** Most connections open at once (default 10). */
+  readonly poolSize?: number;
+}
+
 /** How one server engine words the failures of its pool. */
 export interface PooledDatabaseErrors {
   /** A session asked for a connection after `close()`. */

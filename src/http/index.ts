@@ -47,14 +47,8 @@ export {
   type HttpClassOrMethodDecorator,
 } from "./routing/route-decorators.js";
 export { HttpRouter, type HttpRouteMatch, type HttpRouterMethod } from "./routing/http-router.js";
-export type {
-  HttpDescribedController,
-  HttpOperationDescription,
-  HttpRouteDescriptions,
-  JsonSchema,
-  OpenApiDocument,
-  OpenApiOptions,
-} from "./openapi/openapi-types.js";
+// Every type of openapi-types.ts is public: the OpenAPI document, its options and the route descriptions.
+export type * from "./openapi/openapi-types.js";
 export { OpenApi, type HttpOperationOptions, type HttpBodyDescription, type HttpBodyClass } from "./openapi/operation-decorator.js";
 export { HttpAuthentication, type HttpAuthenticationClass } from "./auth/http-authentication.js";
 export { BasicAuthentication } from "./auth/basic-authentication.js";

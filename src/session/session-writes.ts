@@ -2,8 +2,8 @@ import type { Connection } from "../engines/database.js";
 import { KeyRangeError, TenonError } from "../errors.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { type EntityClass, int32Range } from "../mapping/column-type.js";
-import { EntityMapping } from "../mapping/entity-mapping.js";
-import { statementsOf } from "../sql/entity-statements.js";
+import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
+import { type EntityStatements, statementsOf } from "../sql/entity-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
 import type { BatchSession } from "./batch-writes.js";
 import type { Context } from "./context.js";
@@ -15,13 +15,13 @@ import { SessionMessages } from "./session-messages.js";
 import type { TransactionScope } from "./transaction-scope.js";
 import {
   applyRelations,
-  columnValues,
   expectOneRow,
   isSingleStatement,
   keyValues,
   restoreRelations,
   stamp,
   writableMapping,
+  writeByKey,
 } from "./write-values.js";
 
 /**
@@ -96,16 +96,14 @@ export class SessionWrites implements BatchSession {
   }
 
   /** `Context.insert`. */
-  async insert(entity: object): Promise<void> {
-    const mapping = writableMapping(entity);
-    const statements = statementsOf(mapping, this.session.database.dialect);
-    await this.#write("insert", mapping, entity, async (connection) => {
+  insert(entity: object): Promise<void> {
+    return this.#write("insert", entity, async (connection, statements) => {
+      const mapping = statements.mapping;
       const id = mapping.primaryKey.get(entity);
       const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id);
       if (!(typeof id === "number" && id > 0)) mapping.primaryKey.set(entity, await this.session.nextId(mapping.entityClass));
       mapping.versionColumn?.set(entity, 0);
-      stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, this.user());
-      const validating = validateEntity(mapping, entity, this.session);
+      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.createdAt, mapping.audit.createdBy);
       if (validating !== undefined) await validating;
       await insertRow(connection, statements, entity, drawn, () => this.session.nextId(mapping.entityClass));
       this.inserted(mapping, entity);
@@ -113,16 +111,12 @@ export class SessionWrites implements BatchSession {
   }
 
   /** `Context.update`. */
-  async update(entity: object): Promise<void> {
-    const mapping = writableMapping(entity);
-    const dialect = this.session.database.dialect;
-    const statements = statementsOf(mapping, dialect);
-    await this.#write("update", mapping, entity, async (connection) => {
-      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
-      const validating = validateEntity(mapping, entity, this.session);
+  update(entity: object): Promise<void> {
+    return this.#write("update", entity, async (connection, statements) => {
+      const mapping = statements.mapping;
+      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.updatedAt, mapping.audit.updatedBy);
       if (validating !== undefined) await validating;
-      const parameters = [...columnValues(statements.updateColumns, entity, dialect), ...keyValues(mapping, entity)];
-      await expectOneRow(connection, statements.updateSql, parameters, mapping, entity);
+      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity);
       // An instance of this key read before the update is stale, and the written one may lack columns that
       // its source (a JSON body) never carries: the next read of the key reads the committed row.
       this.deleted(mapping, entity);
@@ -130,17 +124,14 @@ export class SessionWrites implements BatchSession {
   }
 
   /** `Context.delete`. */
-  async delete(entity: object): Promise<void> {
-    const mapping = writableMapping(entity);
-    const dialect = this.session.database.dialect;
-    const statements = statementsOf(mapping, dialect);
-    await this.#write("delete", mapping, entity, async (connection) => {
+  delete(entity: object): Promise<void> {
+    return this.#write("delete", entity, async (connection, statements) => {
+      const mapping = statements.mapping;
       if (statements.softDeleteSql !== undefined) {
         const by = this.user() ?? "";
         stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
         await applyRelations(connection, statements, entity, { at: mapping.audit.deletedAt?.get(entity) as Date, by });
-        const parameters = [...columnValues(statements.softDeleteColumns, entity, dialect), ...keyValues(mapping, entity)];
-        await expectOneRow(connection, statements.softDeleteSql, parameters, mapping, entity);
+        await writeByKey(connection, statements, statements.softDeleteSql, statements.softDeleteColumns, entity);
       } else {
         await applyRelations(connection, statements, entity);
         await expectOneRow(connection, statements.deleteSql, keyValues(mapping, entity), mapping, entity);
@@ -152,21 +143,33 @@ export class SessionWrites implements BatchSession {
   /** `Context.undelete`. */
   async undelete(entity: object): Promise<void> {
     const mapping = writableMapping(entity);
-    const dialect = this.session.database.dialect;
-    const statements = statementsOf(mapping, dialect);
+    const statements = statementsOf(mapping, this.session.database.dialect);
     const undeleteSql = statements.undeleteSql;
     if (undeleteSql === undefined) throw new TenonError(SessionMessages.undeleteWithoutDeletedAt(mapping.name));
     await this.session.transaction(async () => {
       const connection = await this.#connection.acquire();
       const deletedAt = mapping.audit.deletedAt?.get(entity);
       stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
-      const parameters = [...columnValues(statements.undeleteColumns, entity, dialect), ...keyValues(mapping, entity)];
-      await expectOneRow(connection, undeleteSql, parameters, mapping, entity);
+      await writeByKey(connection, statements, undeleteSql, statements.undeleteColumns, entity);
       if (deletedAt instanceof Date) await restoreRelations(connection, statements, entity, deletedAt, this.user());
       mapping.audit.deletedAt?.set(entity, null);
       mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
       this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
     });
+  }
+
+  /**
+   * Fills a change-tracking pair, then validates the entity (after the before-events); answers the
+   * validation's promise, or undefined when it ran at once and passed.
+   */
+  #stampAndValidate(
+    mapping: EntityMapping,
+    entity: object,
+    at: ColumnMapping | undefined,
+    by: ColumnMapping | undefined,
+  ): Promise<void> | undefined {
+    stamp(at, by, entity, this.user());
+    return validateEntity(mapping, entity, this.session);
   }
 
   /**
@@ -176,18 +179,19 @@ export class SessionWrites implements BatchSession {
    */
   async #write(
     kind: EntityEventKind,
-    mapping: EntityMapping,
     entity: object,
-    statement: (connection: Connection) => Promise<void>,
+    statement: (connection: Connection, statements: EntityStatements) => Promise<void>,
   ): Promise<void> {
+    const mapping = writableMapping(entity);
+    const statements = statementsOf(mapping, this.session.database.dialect);
     if (!this.#transaction.active && isSingleStatement(kind, mapping)) {
-      await statement(this.#connection.now() ?? (await this.#connection.acquire()));
+      await statement(this.#connection.now() ?? (await this.#connection.acquire()), statements);
       return;
     }
     const session = this.session;
     await session.transaction(async () => {
       await runBeforeEvents(kind, mapping, entity, session);
-      await statement(await this.#connection.acquire());
+      await statement(await this.#connection.acquire(), statements);
       await runAfterEvents(kind, mapping, entity, session);
     });
   }

@@ -57,6 +57,22 @@ export async function expectOneRow(
 }
 
 /**
+ * Runs an UPDATE by key (`sql`) that sets `columns` of the entity, then checks it as `expectOneRow` does:
+ * the values of `columns` are bound first, the key (and version) after them.
+ */
+export function writeByKey(
+  connection: Connection,
+  statements: EntityStatements,
+  sql: string,
+  columns: readonly ColumnMapping[],
+  entity: object,
+): Promise<void> {
+  const mapping = statements.mapping;
+  const parameters = [...columnValues(columns, entity, statements.dialect), ...keyValues(mapping, entity)];
+  return expectOneRow(connection, sql, parameters, mapping, entity);
+}
+
+/**
  * Whether a write of `kind` sends one statement and runs no application code (no events, no `@Validator`
  * methods, and for a delete no relations to check): then it needs no transaction of its own.
  */

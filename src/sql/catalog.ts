@@ -47,77 +47,88 @@ export const caseSensitive: NameFolding = { stored: (name) => name, lookup: (nam
 /** PostgreSQL's folding: Tenon's quoted names are lower case, a name stored with capitals is not reached. */
 export const lowerCaseFolding: NameFolding = { stored: (name) => name, lookup: (name) => name.toLowerCase() };
 
-class CatalogTableSnapshot implements CatalogTable {
-  readonly name: string;
-  readonly #columns = new Map<string, CatalogColumn>();
-  readonly #indexed = new Set<string>();
+/** Values by name, a name matching as a `NameFolding` says: stored names on the way in, looked-up names on the way out. */
+class FoldedNames<V> {
+  readonly #values = new Map<string, V>();
   readonly #folding: NameFolding;
 
-  constructor(name: string, folding: NameFolding) {
-    this.name = name;
+  constructor(folding: NameFolding) {
     this.#folding = folding;
   }
 
-  addColumn(column: CatalogColumn): void {
-    this.#columns.set(this.#folding.stored(column.name), column);
+  set(storedName: string, value: V): void {
+    this.#values.set(this.#folding.stored(storedName), value);
   }
 
-  addIndexed(column: string): void {
-    this.#indexed.add(this.#folding.stored(column));
+  /** The value of a name as stored, or undefined. */
+  stored(name: string): V | undefined {
+    return this.#values.get(this.#folding.stored(name));
+  }
+
+  /** The value a mapping name reaches, or undefined. */
+  lookup(name: string): V | undefined {
+    return this.#values.get(this.#folding.lookup(name));
+  }
+}
+
+class CatalogTableSnapshot implements CatalogTable {
+  readonly name: string;
+  readonly columns: FoldedNames<CatalogColumn>;
+  readonly indexed: FoldedNames<true>;
+
+  constructor(name: string, folding: NameFolding) {
+    this.name = name;
+    this.columns = new FoldedNames(folding);
+    this.indexed = new FoldedNames(folding);
   }
 
   column(name: string): CatalogColumn | undefined {
-    return this.#columns.get(this.#folding.lookup(name));
+    return this.columns.lookup(name);
   }
 
   isIndexed(column: string): boolean {
-    return this.#indexed.has(this.#folding.lookup(column));
+    return this.indexed.lookup(column) === true;
   }
 }
 
 /** A catalogue read once, filled by an engine's reader row by row. */
 export class CatalogSnapshot implements Catalog {
-  readonly #tables = new Map<string, CatalogTableSnapshot>();
-  readonly #sequences = new Set<string>();
-  readonly #tableFolding: NameFolding;
+  readonly #tables: FoldedNames<CatalogTableSnapshot>;
+  readonly #sequences: FoldedNames<true>;
   readonly #columnFolding: NameFolding;
 
   /** @param tableFolding how table and sequence names match. @param columnFolding how column names match. */
   constructor(tableFolding: NameFolding, columnFolding: NameFolding) {
-    this.#tableFolding = tableFolding;
+    this.#tables = new FoldedNames(tableFolding);
+    this.#sequences = new FoldedNames(tableFolding);
     this.#columnFolding = columnFolding;
   }
 
   /** Records a column of a table (the table is recorded with its first column). */
   addColumn(table: string, column: CatalogColumn): void {
-    this.#tableOf(table).addColumn(column);
+    let snapshot = this.#tables.stored(table);
+    if (snapshot === undefined) this.#tables.set(table, (snapshot = new CatalogTableSnapshot(table, this.#columnFolding)));
+    snapshot.columns.set(column.name, column);
   }
 
   /** Records that an index starts with `column` of `table`; tables the reader did not list are ignored. */
   addIndexed(table: string, column: string): void {
-    this.#tables.get(this.#tableFolding.stored(table))?.addIndexed(column);
+    this.#tables.stored(table)?.indexed.set(column, true);
   }
 
   /** Records a sequence. */
   addSequence(name: string): void {
-    this.#sequences.add(this.#tableFolding.stored(name));
+    this.#sequences.set(name, true);
   }
 
   /** @inheritdoc */
   table(name: string): CatalogTable | undefined {
-    return this.#tables.get(this.#tableFolding.lookup(name));
+    return this.#tables.lookup(name);
   }
 
   /** @inheritdoc */
   hasSequence(name: string): boolean {
-    return this.#sequences.has(this.#tableFolding.lookup(name));
-  }
-
-  #tableOf(name: string): CatalogTableSnapshot {
-    const key = this.#tableFolding.stored(name);
-    let table = this.#tables.get(key);
-    if (table === undefined) this.#tables.set(key, (table = new CatalogTableSnapshot(name, this.#columnFolding)));
-    return table;
+    return this.#sequences.lookup(name) === true;
   }
 }
 

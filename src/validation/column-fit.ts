@@ -1,5 +1,5 @@
 import type { ColumnMapping } from "../mapping/entity-mapping.js";
-import { decimalTextOf, normalizeExactDecimal } from "../values/decimal-text.js";
+import { exactDecimalOf } from "../values/decimal-text.js";
 import { fitsSize, textFaultOf } from "../values/text.js";
 import { ValidationMessages } from "./validation-messages.js";
 
@@ -24,13 +24,7 @@ export function columnFitChecks(column: ColumnMapping, name: string): FitCheck[]
     return [
       (value) => {
         if (value === null || value === undefined) return undefined;
-        const text =
-          typeof value === "string"
-            ? value.trim()
-            : typeof value === "bigint" || (typeof value === "number" && Number.isFinite(value))
-              ? decimalTextOf(value)
-              : "";
-        return normalizeExactDecimal(text, precision, scale) === undefined ? message : undefined;
+        return exactDecimalOf(value, precision, scale) === undefined ? message : undefined;
       },
     ];
   }

@@ -77,6 +77,20 @@ export function normalizeExactDecimal(text: string, precision: number, scale: nu
 }
 
 /**
+ * `normalizeExactDecimal` of a value as an entity or a filter holds it: a text (trimmed), a bigint or a
+ * finite number; anything else does not fit.
+ */
+export function exactDecimalOf(value: unknown, precision: number, scale: number): string | undefined {
+  const text =
+    typeof value === "string"
+      ? value.trim()
+      : typeof value === "bigint" || (typeof value === "number" && Number.isFinite(value))
+        ? decimalTextOf(value)
+        : "";
+  return normalizeExactDecimal(text, precision, scale);
+}
+
+/**
  * Writes a decimal read from an engine with exactly `scale` digits after the point, so every engine returns
  * the same text. Extra digits (a REAL column of the embedded engine, say) are rounded half away from zero;
  * an exponent (`1.5e+21`, a REAL's text) is expanded exactly from the text, never through a double.

@@ -1,26 +1,15 @@
 import { type ConnectionConfig, createConnection, createPool, type Pool, type PoolConnection } from "mariadb";
 import { defaultStatementTimeout } from "../database.js";
-import { PooledDatabase } from "../pooled-database.js";
+import { PooledDatabase, type ServerDatabaseOptions } from "../pooled-database.js";
 import { MariaDbConnection } from "./mariadb-connection.js";
 import { MariaDbDialect } from "./mariadb-dialect.js";
 import { cannotConnect, databaseClosed, isSqlError, notAUrl, unsafeGaleraSequence } from "./mariadb-errors.js";
 
-/** How to reach a MariaDB server (10.3 or later: Tenon needs its sequences). */
-export interface MariaDbOptions {
-  /** A connection URL, `mariadb://user:password@host:3306/database`; the fields below override its parts. */
-  readonly connectionString?: string;
-  /** Host name or address (default `localhost`, or the URL's). */
-  readonly host?: string;
-  /** Port (default 3306). */
-  readonly port?: number;
-  /** User name. */
-  readonly user?: string;
-  /** Password. */
-  readonly password?: string;
-  /** Database (schema) name. */
-  readonly database?: string;
-  /** Most connections open at once (default 10). */
-  readonly poolSize?: number;
+/**
+ * How to reach a MariaDB server (10.3 or later: Tenon needs its sequences). The connection URL reads
+ * `mariadb://user:password@host:3306/database`; the port defaults to 3306 and the database is a schema name.
+ */
+export interface MariaDbOptions extends ServerDatabaseOptions {
   /** Seconds an unused connection stays open (default 1800). */
   readonly idleTimeout?: number;
   /** Milliseconds to wait for a connection (default 10000). */

@@ -1,6 +1,6 @@
-import type { ColumnType } from "../../mapping/column-type.js";
 import { CatalogSnapshot, canonicalTypeName, caseInsensitive, caseSensitive, type Catalog } from "../../sql/catalog.js";
-import type { CatalogQuery, SchemaDialect, SequenceOptions } from "../../sql/schema-dialect.js";
+import type { CatalogQuery, SequenceOptions } from "../../sql/schema-dialect.js";
+import { type ColumnTypeNames, StandardSchemaDialect, standardTypeNames } from "../standard-schema-dialect.js";
 
 const columnsQuery = `SELECT c.TABLE_NAME, c.COLUMN_NAME, c.COLUMN_TYPE, c.IS_NULLABLE
 FROM information_schema.COLUMNS c
@@ -13,60 +13,39 @@ WHERE TABLE_SCHEMA = DATABASE() AND SEQ_IN_INDEX = 1`;
 
 const sequencesQuery = `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'SEQUENCE'`;
 
+/** MariaDB's spelling of the column types that it does not spell as standard SQL does. */
+const mariaDbTypeNames = { ...standardTypeNames, int32: "INT", float: "DOUBLE", date: "DATETIME(3)", blob: "LONGBLOB", text: "LONGTEXT" };
+
 /**
  * MariaDB's column types and catalogue: `DECIMAL(p, s)` (at most 65 digits, 38 after the point),
  * `DATETIME(3)` holding UTC wall-clock time, `LONGTEXT` for text of any length, `LONGBLOB`; DDL commits
  * implicitly, so it cannot be rolled back. Table names compare as the server's `lower_case_table_names` says.
  */
-export class MariaDbSchemaDialect implements SchemaDialect {
+export class MariaDbSchemaDialect extends StandardSchemaDialect {
   /** @inheritdoc */
-  readonly limits = { decimalPrecision: 65, decimalScale: 38, varcharLength: 16_383 };
+  override readonly limits = { decimalPrecision: 65, decimalScale: 38, varcharLength: 16_383 };
   /** @inheritdoc */
-  readonly transactionalDdl = false;
+  override readonly transactionalDdl = false;
   /** @inheritdoc */
-  readonly inlineForeignKeys = false;
+  override readonly galeraSequences = true;
   /** @inheritdoc */
-  readonly addsNotNullColumns = true;
+  override readonly maxIdentifierLength = 64;
   /** @inheritdoc */
-  readonly hasSequences = true;
-  /** @inheritdoc */
-  readonly galeraSequences = true;
-  /** @inheritdoc */
-  readonly maxIdentifierLength = 64;
+  protected override readonly typeNames: ColumnTypeNames = mariaDbTypeNames;
 
   /** @inheritdoc */
-  columnType(type: ColumnType<unknown>): string {
-    switch (type.kind) {
-      case "int32":
-      case "lazy":
-        return "INT";
-      case "int64":
-        return "BIGINT";
-      case "float":
-        return "DOUBLE";
-      case "decimal":
-        return `DECIMAL(${type.precision}, ${type.scale})`;
-      case "string":
-        return type.size === undefined ? "LONGTEXT" : `VARCHAR(${type.size})`;
-      case "boolean":
-        return "BOOLEAN";
-      case "date":
-        return "DATETIME(3)";
-      case "blob":
-        return "LONGBLOB";
-    }
+  protected override decimalType(precision: number | undefined, scale: number | undefined): string {
+    return `DECIMAL(${precision}, ${scale})`;
   }
 
   /** @inheritdoc */
-  createSequence(quotedName: string, options: SequenceOptions): string {
-    const start = (options.start ?? 1) > 1 ? ` START WITH ${options.start}` : "";
-    return options.galera === true
-      ? `CREATE SEQUENCE ${quotedName}${start} INCREMENT BY 0 NOCACHE ENGINE=InnoDB`
-      : `CREATE SEQUENCE ${quotedName}${start}`;
+  override createSequence(quotedName: string, options: SequenceOptions): string {
+    const sequence = super.createSequence(quotedName, options);
+    return options.galera === true ? `${sequence} INCREMENT BY 0 NOCACHE ENGINE=InnoDB` : sequence;
   }
 
   /** @inheritdoc */
-  async readCatalog(query: CatalogQuery): Promise<Catalog> {
+  override async readCatalog(query: CatalogQuery): Promise<Catalog> {
     const [[lowerCaseTableNames]] = await query("SELECT @@lower_case_table_names");
     const catalog = new CatalogSnapshot(Number(lowerCaseTableNames) === 0 ? caseSensitive : caseInsensitive, caseInsensitive);
     for (const [table, column, type, nullable] of await query(columnsQuery))

@@ -1,28 +1,17 @@
 import pg from "pg";
 import { defaultStatementTimeout } from "../database.js";
-import { PooledDatabase } from "../pooled-database.js";
+import { PooledDatabase, type ServerDatabaseOptions } from "../pooled-database.js";
 import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresDialect } from "./postgres-dialect.js";
 import { cannotConnect, databaseClosed, notAUrl } from "./postgres-errors.js";
 
-/** How to reach a PostgreSQL (or PostgreSQL-compatible) server. */
-export interface PostgresOptions {
-  /** A connection URL, `postgres://user:password@host:5432/database`; the fields below override its parts. */
-  readonly connectionString?: string;
-  /** Host name or address (default `localhost`, or the URL's). */
-  readonly host?: string;
-  /** Port (default 5432). */
-  readonly port?: number;
-  /** User name. */
-  readonly user?: string;
-  /** Password. */
-  readonly password?: string;
-  /** Database name. */
-  readonly database?: string;
+/**
+ * How to reach a PostgreSQL (or PostgreSQL-compatible) server. The connection URL reads
+ * `postgres://user:password@host:5432/database`; the port defaults to 5432.
+ */
+export interface PostgresOptions extends ServerDatabaseOptions {
   /** A schema to put first on every connection's `search_path`; unquoted names then resolve in it. */
   readonly schema?: string;
-  /** Most connections open at once (default 10). */
-  readonly poolSize?: number;
   /** Milliseconds an unused connection stays open (default 30000). */
   readonly idleTimeout?: number;
   /** Milliseconds to wait for a new connection (default 10000). */

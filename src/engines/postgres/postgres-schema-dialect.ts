@@ -1,6 +1,6 @@
-import type { ColumnType } from "../../mapping/column-type.js";
 import { CatalogSnapshot, canonicalTypeName, lowerCaseFolding, type Catalog } from "../../sql/catalog.js";
-import type { CatalogQuery, SchemaDialect, SequenceOptions } from "../../sql/schema-dialect.js";
+import type { CatalogQuery } from "../../sql/schema-dialect.js";
+import { type ColumnTypeNames, StandardSchemaDialect, standardTypeNames } from "../standard-schema-dialect.js";
 
 /** The namespace Tenon's unqualified names resolve in: the first schema of `search_path` that exists. */
 const currentNamespace = "(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())";
@@ -27,56 +27,23 @@ const shortNames: readonly [RegExp, string][] = [
   [/^TIMESTAMP(\(\d+\))? WITHOUT TIME ZONE$/, "TIMESTAMP$1"],
 ];
 
+/** PostgreSQL's spelling of the column types that it does not spell as standard SQL does. */
+const postgresTypeNames = { ...standardTypeNames, date: "TIMESTAMPTZ", blob: "BYTEA" };
+
 /**
  * PostgreSQL's column types and catalogue: `NUMERIC(p, s)` for exact decimals, `TIMESTAMPTZ` for instants,
  * `BYTEA` for blobs; DDL is transactional; the catalogue is read from pg_catalog for the current schema.
  */
-export class PostgresSchemaDialect implements SchemaDialect {
+export class PostgresSchemaDialect extends StandardSchemaDialect {
   /** @inheritdoc */
-  readonly limits = { decimalPrecision: 1000, decimalScale: 1000, varcharLength: 10_485_760 };
+  override readonly limits = { decimalPrecision: 1000, decimalScale: 1000, varcharLength: 10_485_760 };
   /** @inheritdoc */
-  readonly transactionalDdl = true;
+  override readonly maxIdentifierLength = 63;
   /** @inheritdoc */
-  readonly inlineForeignKeys = false;
-  /** @inheritdoc */
-  readonly addsNotNullColumns = true;
-  /** @inheritdoc */
-  readonly hasSequences = true;
-  /** @inheritdoc */
-  readonly galeraSequences = false;
-  /** @inheritdoc */
-  readonly maxIdentifierLength = 63;
+  protected override readonly typeNames: ColumnTypeNames = postgresTypeNames;
 
   /** @inheritdoc */
-  columnType(type: ColumnType<unknown>): string {
-    switch (type.kind) {
-      case "int32":
-      case "lazy":
-        return "INTEGER";
-      case "int64":
-        return "BIGINT";
-      case "float":
-        return "DOUBLE PRECISION";
-      case "decimal":
-        return `NUMERIC(${type.precision}, ${type.scale})`;
-      case "string":
-        return type.size === undefined ? "TEXT" : `VARCHAR(${type.size})`;
-      case "boolean":
-        return "BOOLEAN";
-      case "date":
-        return "TIMESTAMPTZ";
-      case "blob":
-        return "BYTEA";
-    }
-  }
-
-  /** @inheritdoc */
-  createSequence(quotedName: string, options: SequenceOptions): string {
-    return `CREATE SEQUENCE ${quotedName}${(options.start ?? 1) > 1 ? ` START WITH ${options.start}` : ""}`;
-  }
-
-  /** @inheritdoc */
-  async readCatalog(query: CatalogQuery): Promise<Catalog> {
+  override async readCatalog(query: CatalogQuery): Promise<Catalog> {
     const catalog = new CatalogSnapshot(lowerCaseFolding, lowerCaseFolding);
     for (const [table, column, type, notNull] of await query(columnsQuery))
       catalog.addColumn(String(table), { name: String(column), type: postgresTypeName(String(type)), nullable: notNull !== true });

@@ -1,6 +1,6 @@
 import { InvalidInputError } from "../../errors.js";
 import type { ColumnType } from "../../mapping/column-type.js";
-import { decimalTextOf, decimalTextOfUnits, normalizeDecimal, normalizeExactDecimal, scaledUnitsOf } from "../../values/decimal-text.js";
+import { decimalTextOfUnits, exactDecimalOf, normalizeDecimal, scaledUnitsOf } from "../../values/decimal-text.js";
 import { ValueMessages } from "../../values/value-messages.js";
 
 /**
@@ -21,13 +21,7 @@ export const maxIntegerPrecision = 18;
 export function toSqliteDecimal(value: unknown, type: DecimalType): bigint | string {
   const precision = type.precision ?? maxIntegerPrecision;
   const scale = type.scale ?? 0;
-  const text =
-    typeof value === "string"
-      ? value.trim()
-      : typeof value === "bigint" || (typeof value === "number" && Number.isFinite(value))
-        ? decimalTextOf(value)
-        : "";
-  const exact = normalizeExactDecimal(text, precision, scale);
+  const exact = exactDecimalOf(value, precision, scale);
   const units = exact === undefined ? undefined : scaledUnitsOf(exact, scale);
   // Writes are validated before they get here; a value of a filter built in code may still not fit.
   if (units === undefined) throw new InvalidInputError(ValueMessages.decimalDoesNotFit(String(value), precision, scale));

@@ -1,7 +1,7 @@
-import type { ColumnType } from "../../mapping/column-type.js";
 import { EngineMessages } from "../engine-messages.js";
 import { CatalogSnapshot, canonicalTypeName, caseInsensitive, type Catalog } from "../../sql/catalog.js";
-import type { CatalogQuery, SchemaDialect } from "../../sql/schema-dialect.js";
+import type { CatalogQuery } from "../../sql/schema-dialect.js";
+import { type ColumnTypeNames, StandardSchemaDialect, standardTypeNames } from "../standard-schema-dialect.js";
 import { maxIntegerPrecision } from "./sqlite-decimal.js";
 import { createKeyTable, keyTable } from "./sqlite-keys.js";
 
@@ -14,6 +14,9 @@ const indexesQuery = `SELECT m.name, i.name
 FROM sqlite_master m JOIN pragma_index_list(m.name) l JOIN pragma_index_info(l.name) i
 WHERE m.type = 'table' AND i.seqno = 0`;
 
+/** SQLite's spelling of the column types that it does not spell as standard SQL does. */
+const sqliteTypeNames = { ...standardTypeNames, int64: "INTEGER", float: "REAL", boolean: "INTEGER", date: "TEXT" };
+
 /**
  * SQLite's column types and catalogue. Declared types are kept as written, so `VARCHAR(100)` records the
  * mapping's size (SQLite gives it TEXT affinity and does not enforce it); decimals are INTEGER up to
@@ -21,53 +24,34 @@ WHERE m.type = 'table' AND i.seqno = 0`;
  * (docs/engines.md "Decimals on SQLite"), so that no digit goes through a floating-point number. DDL is transactional; there are no sequences: keys come from the key
  * table `tenon_keys` (see `SqliteKeys`); a foreign key can only be declared when its table is created.
  */
-export class SqliteSchemaDialect implements SchemaDialect {
+export class SqliteSchemaDialect extends StandardSchemaDialect {
   /** @inheritdoc */
-  readonly limits = { decimalPrecision: 1000, decimalScale: 1000, varcharLength: 1_000_000_000 };
+  override readonly limits = { decimalPrecision: 1000, decimalScale: 1000, varcharLength: 1_000_000_000 };
   /** @inheritdoc */
-  readonly transactionalDdl = true;
+  override readonly inlineForeignKeys = true;
   /** @inheritdoc */
-  readonly inlineForeignKeys = true;
+  override readonly addsNotNullColumns = false;
   /** @inheritdoc */
-  readonly addsNotNullColumns = false;
-  /** @inheritdoc */
-  readonly hasSequences = false;
+  override readonly hasSequences = false;
   /** @inheritdoc */
   readonly keyTable = { name: keyTable, create: createKeyTable };
   /** @inheritdoc */
-  readonly galeraSequences = false;
+  override readonly maxIdentifierLength = 1000;
   /** @inheritdoc */
-  readonly maxIdentifierLength = 1000;
+  protected override readonly typeNames: ColumnTypeNames = sqliteTypeNames;
 
-  /** @inheritdoc */
-  columnType(type: ColumnType<unknown>): string {
-    switch (type.kind) {
-      case "int32":
-      case "int64":
-      case "lazy":
-      case "boolean":
-        return "INTEGER";
-      case "float":
-        return "REAL";
-      case "decimal":
-        // Scaled 64-bit integers up to precision 18, comparable text above (sqlite-decimal.ts).
-        return (type.precision ?? maxIntegerPrecision) <= maxIntegerPrecision ? "INTEGER" : "TEXT";
-      case "date":
-        return "TEXT";
-      case "string":
-        return type.size === undefined ? "TEXT" : `VARCHAR(${type.size})`;
-      case "blob":
-        return "BLOB";
-    }
+  /** Scaled 64-bit integers up to precision 18, comparable text above (sqlite-decimal.ts). */
+  protected override decimalType(precision: number | undefined): string {
+    return (precision ?? maxIntegerPrecision) <= maxIntegerPrecision ? "INTEGER" : "TEXT";
   }
 
   /** SQLite has no sequences; the schema tool never asks it for one (`hasSequences` is false). */
-  createSequence(): string {
+  override createSequence(): string {
     throw new TypeError(EngineMessages.sqliteHasNoSequences);
   }
 
   /** @inheritdoc */
-  async readCatalog(query: CatalogQuery): Promise<Catalog> {
+  override async readCatalog(query: CatalogQuery): Promise<Catalog> {
     const catalog = new CatalogSnapshot(caseInsensitive, caseInsensitive);
     for (const [table, column, type, notNull, key] of await query(columnsQuery)) {
       const isKey = Number(key) > 0;

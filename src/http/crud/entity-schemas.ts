@@ -14,6 +14,9 @@ function limitOf(limit: number | bigint): number {
   return typeof limit === "bigint" ? Number(limit) : limit;
 }
 
+/** The JSON Schema keyword of each rule with one numeric limit. */
+const limitKeywords = { MaxValue: "maximum", MinValue: "minimum", Less: "exclusiveMaximum", Greater: "exclusiveMinimum" } as const;
+
 /** The JSON Schema of one column's value: its type, then what its validation rules promise. */
 function columnSchema(column: ColumnMapping): Record<string, unknown> {
   const type = column.type;
@@ -55,16 +58,10 @@ function columnSchema(column: ColumnMapping): Record<string, unknown> {
         schema.minLength = rule.length;
         break;
       case "MaxValue":
-        if (numeric) schema.maximum = limitOf(rule.limit);
-        break;
       case "MinValue":
-        if (numeric) schema.minimum = limitOf(rule.limit);
-        break;
       case "Less":
-        if (numeric) schema.exclusiveMaximum = limitOf(rule.limit);
-        break;
       case "Greater":
-        if (numeric) schema.exclusiveMinimum = limitOf(rule.limit);
+        if (numeric) schema[limitKeywords[rule.rule]] = limitOf(rule.limit);
         break;
       case "Range":
         if (numeric) {
