@@ -1,6 +1,7 @@
 import type { Connection } from "../engines/database.js";
 import { UniqueViolationError } from "../errors.js";
 import type { EntityStatements } from "../sql/entity-statements.js";
+import { rowsSavepoint } from "../sql/savepoint-statements.js";
 import { columnValues } from "./write-values.js";
 import { SessionMessages } from "./session-messages.js";
 
@@ -76,15 +77,15 @@ export async function insertRows(
   if (entities.length === 1) return insertRow(connection, statements, entities[0], drawn(entities[0]), drawNext);
   const values: unknown[] = [];
   for (const entity of entities) values.push(...columnValues(statements.insertColumns, entity, statements.dialect));
-  await connection.execute("SAVEPOINT tenon_rows", []);
+  await connection.execute(rowsSavepoint.set, []);
   let complete = false;
   try {
     complete = (await connection.execute(statements.insertManySql(entities.length), values)) === entities.length;
   } catch (error) {
     if (!(error instanceof UniqueViolationError)) throw error;
   }
-  if (!complete) await connection.execute("ROLLBACK TO SAVEPOINT tenon_rows", []);
-  await connection.execute("RELEASE SAVEPOINT tenon_rows", []);
+  if (!complete) await connection.execute(rowsSavepoint.rollback, []);
+  await connection.execute(rowsSavepoint.release, []);
   if (complete) return;
   for (let i = 0; i < entities.length; i++) {
     onRow?.(i);
