@@ -39,7 +39,8 @@ export { SchemaDiff, SchemaScript } from "./schema/schema-diff.js";
 export type { Database, Connection } from "./engines/database.js";
 export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
-export { Context, type GetOptions, type TransactionOptions } from "./session/context.js";
+export { Context } from "./session/context.js";
+export type { GetOptions, TransactionOptions } from "./session/session-options.js";
 export { defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
 
 /** An int32 primary key (SPEC.md TTPrimaryKey). */

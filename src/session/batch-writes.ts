@@ -5,10 +5,11 @@ import { type EntityClass, int32Range } from "../mapping/column-type.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
 import { type EntityStatements, statementsOf } from "../sql/entity-statements.js";
+import { rowsSavepoint } from "../sql/savepoint-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
 import { insertRows, rowsPerStatement } from "./insert-row.js";
 import { SessionMessages } from "./session-messages.js";
-import { columnValues, expectOneRow, keyValues, stamp, writableMapping } from "./write-values.js";
+import { columnValues, keyValues, stamp, writableMapping, writeByKey } from "./write-values.js";
 
 /** What the batch writes need of their session (`Context` lends it): they run inside its transaction. */
 export interface BatchSession {
@@ -113,18 +114,18 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
     const pair = soft ? columnValues(statements.softDeleteColumns, chunk[0], dialect) : [];
     const parameters = [...pair, ...chunk.flatMap((entity) => keyValues(mapping, entity))];
     // A caller that wants to know which entity failed gets a savepoint, so that the rows can be read as they were.
-    if (onItem !== undefined) await connection.execute("SAVEPOINT tenon_rows", []);
+    if (onItem !== undefined) await connection.execute(rowsSavepoint.set, []);
     const changed = await connection.execute(statements.deleteManySql(chunk.length), parameters);
     if (changed !== chunk.length) {
       let stale = 0;
       if (onItem !== undefined) {
-        await connection.execute("ROLLBACK TO SAVEPOINT tenon_rows", []);
+        await connection.execute(rowsSavepoint.rollback, []);
         stale = await firstStale(connection, statements, chunk);
         onItem(start + stale);
       }
       throw new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[stale]));
     }
-    if (onItem !== undefined) await connection.execute("RELEASE SAVEPOINT tenon_rows", []);
+    if (onItem !== undefined) await connection.execute(rowsSavepoint.release, []);
   }
   for (let i = 0; i < entities.length; i++) {
     onItem?.(i);
@@ -183,13 +184,7 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     const chunk = entities.slice(start, start + size);
     if (chunk.length === 1) {
       const one = chunk[0];
-      await expectOneRow(
-        connection,
-        statements.updateSql,
-        [...columnValues(statements.updateColumns, one, dialect), ...keyValues(mapping, one)],
-        mapping,
-        one,
-      );
+      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one);
       continue;
     }
     const rows = chunk.map((entity) => columnValues(statements.updateColumns, entity, dialect));
@@ -198,10 +193,10 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
       for (let row = 0; row < chunk.length; row++) parameters.push(mapping.idOf(chunk[row]), rows[row][column]);
     }
     for (const entity of chunk) parameters.push(...keyValues(mapping, entity));
-    await connection.execute("SAVEPOINT tenon_rows", []);
+    await connection.execute(rowsSavepoint.set, []);
     const complete = (await connection.execute(statements.updateManySql(chunk.length), parameters)) === chunk.length;
-    if (!complete) await connection.execute("ROLLBACK TO SAVEPOINT tenon_rows", []);
-    await connection.execute("RELEASE SAVEPOINT tenon_rows", []);
+    if (!complete) await connection.execute(rowsSavepoint.rollback, []);
+    await connection.execute(rowsSavepoint.release, []);
     if (complete) {
       const version = mapping.versionColumn;
       if (version !== undefined) for (const entity of chunk) version.set(entity, (version.get(entity) as number) + 1);
@@ -210,13 +205,7 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     for (let row = 0; row < chunk.length; row++) {
       onItem?.(start + row);
       const one = chunk[row];
-      await expectOneRow(
-        connection,
-        statements.updateSql,
-        [...columnValues(statements.updateColumns, one, dialect), ...keyValues(mapping, one)],
-        mapping,
-        one,
-      );
+      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one);
     }
   }
   for (let i = 0; i < entities.length; i++) {

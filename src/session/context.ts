@@ -8,25 +8,11 @@ import { deleteAll, drawKeys, insertAll, updateAll } from "./batch-writes.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
 import { type RetryOption, retryPolicyOf, runWithRetry } from "./retry-policy.js";
+import type { GetOptions, TransactionOptions } from "./session-options.js";
 import { SessionConnection } from "./session-connection.js";
 import { SessionReads } from "./session-reads.js";
 import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
-
-/** Options of a read by primary key. */
-export interface GetOptions {
-  /** Read a soft-deleted row too (needed to undelete it). */
-  readonly includeDeleted?: boolean;
-}
-
-/** Options of `Context.transaction`. */
-export interface TransactionOptions {
-  /**
-   * Run the whole transaction again after a transient failure whose retry is safe (see `RetryPolicy`;
-   * `true` for the default policy). Ignored by a transaction that joins an outer one: the outer decides.
-   */
-  readonly retry?: RetryOption;
-}
 
 /**
  * The ORM session (SPEC.md TTContext): reads and writes mapped entities through one database connection,
