@@ -2,6 +2,7 @@ import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { rawEntityOf } from "../../mapping/metadata-store.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
+import { HttpStatusCatalogue } from "../http-status-catalogue.js";
 import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
@@ -59,6 +60,8 @@ export function entityRouteDescriptions(
     operations.bulk = {
       tags,
       summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
+      // An update or delete of a missing row fails its item with 404 (with the item's operation and index).
+      answers: [HttpStatusCatalogue.notFound.status],
       requestBody: {
         type: "object",
         additionalProperties: false,
