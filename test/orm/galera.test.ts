@@ -5,7 +5,7 @@
 import { after } from "node:test";
 import { mariaDbDemoEngineAt } from "../demo/demo-engines.js";
 import { defineDemoSuite } from "../demo/demo-suite.js";
-import { galeraEngineSuite } from "../engines/galera-suite.js";
+import { galeraEngineSuite } from "../engines/mariadb/galera-suite.js";
 import { defineGaleraFailover } from "../reliability/faults-failover-galera.js";
 import { galeraUnavailable, startGaleraCluster, type GaleraCluster } from "../support/galera-cluster.js";
 import { reportUnreachable } from "./engine-availability.js";

@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ConcurrentUpdateError, Context, type Database, TransientDatabaseError, UnsafeSequenceError } from "tenon";
 import { MariaDbDatabase } from "tenon/mariadb";
-import { Company, insertCompany } from "../orm/fixtures.js";
-import { galeraHarness, type MariaDbTestDatabase, openMariaDb } from "../orm/harness-mariadb.js";
-import { createSchema } from "../orm/schema.js";
-import type { GaleraCluster } from "../support/galera-cluster.js";
+import { Company, insertCompany } from "../../orm/fixtures.js";
+import { galeraHarness, type MariaDbTestDatabase, openMariaDb } from "../../orm/harness-mariadb.js";
+import { createSchema } from "../../orm/schema.js";
+import type { GaleraCluster } from "../../support/galera-cluster.js";
 
 /** The errno of the MariaDB error behind a DatabaseError, if any. */
 function errnoOf(error: unknown): number | undefined {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { fromSqliteDecimal, toSqliteDecimal } from "../../src/engines/sqlite/sqlite-decimal.js";
-import { Type } from "../../src/mapping/column-type.js";
+import { fromSqliteDecimal, toSqliteDecimal } from "../../../src/engines/sqlite/sqlite-decimal.js";
+import { Type } from "../../../src/mapping/column-type.js";
 
 const money = Type.decimal(18, 2);
 const wide = Type.decimal(20, 2);

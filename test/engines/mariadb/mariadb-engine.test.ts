@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Context } from "tenon";
 import { MariaDbDatabase } from "tenon/mariadb";
-import { Gadget } from "../orm/fixtures.js";
-import { reportUnreachable } from "../orm/engine-availability.js";
-import { mariaDbHarness, mariaDbUnreachable, mariaDbUrl, openMariaDb, type MariaDbTestDatabase } from "../orm/harness-mariadb.js";
-import { createSchema } from "../orm/schema.js";
-import { pooledEngineSuite } from "./pooled-engine-suite.js";
-import { transientFailuresSuite } from "./transient-failures-suite.js";
+import { Gadget } from "../../orm/fixtures.js";
+import { reportUnreachable } from "../../orm/engine-availability.js";
+import { mariaDbHarness, mariaDbUnreachable, mariaDbUrl, openMariaDb, type MariaDbTestDatabase } from "../../orm/harness-mariadb.js";
+import { createSchema } from "../../orm/schema.js";
+import { pooledEngineSuite } from "../pooled-engine-suite.js";
+import { transientFailuresSuite } from "../transient-failures-suite.js";
 
 const reason = await mariaDbUnreachable();
 if (reason !== undefined) reportUnreachable("MariaDB", reason, "fault, pool and time-zone suite");

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HttpAuthentication } from "../../src/http/auth/http-authentication.js";
-import { HttpController } from "../../src/http/http-controller.js";
-import type { HttpRequest } from "../../src/http/http-request.js";
-import { HttpUser } from "../../src/http/http-user.js";
-import type { HttpLogAction, HttpLogError, HttpLogRequest, HttpLogResponse } from "../../src/http/logging/http-log-records.js";
-import { HttpLogWriter } from "../../src/http/logging/http-log-writer.js";
-import { Get, Uri } from "../../src/http/routing/route-decorators.js";
-import { ask, raw, started } from "./http-test-client.js";
+import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
+import { HttpController } from "../../../src/http/http-controller.js";
+import type { HttpRequest } from "../../../src/http/http-request.js";
+import { HttpUser } from "../../../src/http/http-user.js";
+import type { HttpLogAction, HttpLogError, HttpLogRequest, HttpLogResponse } from "../../../src/http/logging/http-log-records.js";
+import { HttpLogWriter } from "../../../src/http/logging/http-log-writer.js";
+import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
+import { ask, raw, started } from "../http-test-client.js";
 
 class Ctx {}
 

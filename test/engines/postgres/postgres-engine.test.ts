@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Context } from "tenon";
 import { PostgresDatabase } from "tenon/postgres";
-import { Gadget } from "../orm/fixtures.js";
-import { reportUnreachable } from "../orm/engine-availability.js";
-import { openPostgres, postgresHarness, postgresUnreachable, postgresUrl, type PostgresTestDatabase } from "../orm/harness-postgres.js";
-import { createSchema } from "../orm/schema.js";
-import { pooledEngineSuite } from "./pooled-engine-suite.js";
-import { transientFailuresSuite } from "./transient-failures-suite.js";
+import { Gadget } from "../../orm/fixtures.js";
+import { reportUnreachable } from "../../orm/engine-availability.js";
+import { openPostgres, postgresHarness, postgresUnreachable, postgresUrl, type PostgresTestDatabase } from "../../orm/harness-postgres.js";
+import { createSchema } from "../../orm/schema.js";
+import { pooledEngineSuite } from "../pooled-engine-suite.js";
+import { transientFailuresSuite } from "../transient-failures-suite.js";
 
 const reason = await postgresUnreachable();
 if (reason !== undefined) reportUnreachable("PostgreSQL", reason, "fault, pool and time-zone suite");
