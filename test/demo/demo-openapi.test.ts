@@ -46,6 +46,14 @@ const filterArb = fc.oneof(
       limit: fc.integer({ min: 0, max: 5 }),
     })
     .map((filter) => JSON.stringify(filter)),
+  fc
+    .record({
+      orderBy: fc.constant([{ columnName: "id", direction: "ASC" }]),
+      limit: fc.integer({ min: 1, max: 3 }),
+      count: fc.boolean(),
+      after: fc.option(fc.constantFrom("garbage", "eyJ2IjpbMV19"), { nil: undefined }),
+    })
+    .map((filter) => JSON.stringify(filter)),
   fc.constantFrom("{", "[]", "null", '{"where": 5}'),
 );
 const entityBodyArb = fc

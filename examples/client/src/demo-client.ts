@@ -7,8 +7,8 @@ import type { components, paths } from "../generated/demo-api.js";
 /** A company as the demo answers it (its read-only change-tracking properties included). */
 export type Company = Readable<components["schemas"]["Company"]>;
 
-/** A company as a request body carries it (no read-only property). */
-export type CompanyBody = Writable<components["schemas"]["Company"]>;
+/** A company as a request body carries it (no read-only property; only `name` is required). */
+export type CompanyBody = Writable<components["schemas"]["CompanyInput"]>;
 
 /** The demo's API, every path and method typed from its OpenAPI document. */
 export type DemoClient = Client<paths>;
@@ -55,7 +55,7 @@ export async function walkthrough(origin: string): Promise<Walkthrough> {
   const filtered = { status: select.response.status, names: select.data.data.map((company) => company.name) };
 
   const insert = await client.POST("/api/companies", {
-    body: { id: 0, name: "Typed Client Ltd", email: "hello@typed.example", vatNumber: null, creditLimit: "1000.00", versionId: 0 },
+    body: { name: "Typed Client Ltd", email: "hello@typed.example", creditLimit: "1000.00" },
   });
   if (insert.data === undefined) throw new Error(`Insert failed: ${insert.error.message}`);
   const company: Company = insert.data;

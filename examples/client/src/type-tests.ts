@@ -5,7 +5,10 @@ import type { Company, CompanyBody, DemoClient } from "./demo-client.js";
 /** Never called: compiling this file is the test. */
 export async function wrongNamesDoNotCompile(client: DemoClient, company: Company, body: CompanyBody): Promise<void> {
   // @ts-expect-error: a company has no property "nmae".
-  await client.PUT("/api/companies", { body: { id: 1, nmae: "Typo Ltd", email: null, vatNumber: null, creditLimit: null, versionId: 0 } });
+  const typo: CompanyBody = { name: "Typo Ltd", nmae: "Typo Ltd" };
+  await client.POST("/api/companies", { body: typo });
+  // @ts-expect-error: a new company needs its name (@Required).
+  await client.POST("/api/companies", { body: { email: "hello@typed.example" } });
   // @ts-expect-error: createdBy is read-only: the server writes it, a request body cannot carry it.
   await client.PUT("/api/companies", { body: { ...body, createdBy: "me" } });
   // @ts-expect-error: "nmae" is not a filterable column of Company.

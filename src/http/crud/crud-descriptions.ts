@@ -6,7 +6,7 @@ import { HttpStatusCatalogue } from "../http-status-catalogue.js";
 import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
-import { addPresetSchemas } from "./preset-schemas.js";
+import { addInputSchema, addPresetSchemas } from "./preset-schemas.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -30,11 +30,21 @@ export function entityRouteDescriptions(
 ): HttpRouteDescriptions {
   const entity = addEntitySchemas(entityClass, schemas);
   const presets = addPresetSchemas(entityClass, schemas);
+  const input = schemaRef(addInputSchema(entityClass, schemas));
   const filter = addFilterSchemas(entityClass, schemas);
   schemas[`${entity}Page`] = {
     type: "object",
     required: ["count", "data"],
     properties: { count: { type: "integer", minimum: 0 }, data: { type: "array", items: schemaRef(presets.withRelations) } },
+  };
+  schemas[`${entity}SelectPage`] = {
+    type: "object",
+    required: ["data"],
+    properties: {
+      count: { type: "integer", minimum: 0 },
+      data: { type: "array", items: schemaRef(presets.withRelations) },
+      nextCursor: { type: "string" },
+    },
   };
   const page = schemaRef(`${entity}Page`);
   const withDetails = schemaRef(presets.withDetails);
@@ -49,14 +59,19 @@ export function entityRouteDescriptions(
       summary: `The metadata of ${entity}.`,
       responseBody: { type: "object", required: ["entity", "primaryKey", "properties"] },
     },
-    select: { tags, summary: `The ${entity} rows a filter selects.`, requestBody: schemaRef(filter), responseBody: page },
+    select: {
+      tags,
+      summary: `The ${entity} rows a filter selects (keyset pages with after and nextCursor).`,
+      requestBody: schemaRef(filter),
+      responseBody: schemaRef(`${entity}SelectPage`),
+    },
   };
   if (write) {
     const version = EntityMapping.of(entityClass).versionColumn;
-    const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)} must be current)`;
+    const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)}, or the tag of If-Match, must be current)`;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: entityOnly };
-    operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: schemaRef(entity), responseBody: withDetails };
-    operations.update = { tags, summary: `Updates one ${entity}${current}.`, requestBody: schemaRef(entity), responseBody: withDetails };
+    operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: input, responseBody: withDetails };
+    operations.update = { tags, summary: `Updates one ${entity}${current}.`, requestBody: input, responseBody: withDetails };
     operations.bulk = {
       tags,
       summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
@@ -66,8 +81,8 @@ export function entityRouteDescriptions(
         type: "object",
         additionalProperties: false,
         properties: {
-          insert: { type: "array", items: schemaRef(entity) },
-          update: { type: "array", items: schemaRef(entity) },
+          insert: { type: "array", items: input },
+          update: { type: "array", items: input },
           delete: { type: "array", items: { type: "object", required: ["id"] } },
         },
       },
@@ -85,7 +100,8 @@ export function entityRouteDescriptions(
       tags,
       summary: `Changes the properties of one ${entity} that a JSON Merge Patch carries${current}.`,
       parameterNames: ["id"],
-      requestBody: version === undefined ? { type: "object" } : { type: "object", required: [jsonPropertyName(version)] },
+      // The version may come from If-Match instead of the body: no member is required.
+      requestBody: { type: "object" },
       responseBody: withDetails,
     };
     operations.delete = {

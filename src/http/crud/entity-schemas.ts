@@ -149,6 +149,8 @@ export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas): st
       },
       start: { type: "integer", minimum: 0 },
       limit: { type: "integer" },
+      after: { type: "string", description: "The nextCursor of the previous page (keyset paging)." },
+      count: { type: "boolean", description: "false: the page answers no count." },
     },
   };
   return name;

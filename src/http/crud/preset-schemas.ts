@@ -1,6 +1,7 @@
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
-import { isSerialized, jsonMemberName } from "../../json/json-visibility.js";
+import { isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "../../json/json-visibility.js";
+import { type RuleDeclaration, ValidationKey } from "../../validation/validation-decorators.js";
 import type { JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas } from "./entity-schemas.js";
 
@@ -73,4 +74,24 @@ export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): Pr
     required: [...baseSchema.required, ...details.map(([name]) => name)],
   };
   return names;
+}
+
+/**
+ * Adds `<Entity>Input`, the shape of a request body (insert, update, bulk items), and answers its name: the
+ * entity's properties, of which only the `@Required` ones must be present. The server chooses the key and
+ * version of an insert, and a version may come from `If-Match`, so neither is required; read-only members
+ * stay listed as `readOnly`, and a client generator leaves them out.
+ */
+export function addInputSchema(entityClass: EntityClass, schemas: Schemas): string {
+  const base = addEntitySchemas(entityClass, schemas);
+  const name = `${base}Input`;
+  if (schemas[name] !== undefined) return name;
+  const required: string[] = [];
+  for (const column of EntityMapping.of(entityClass).columns) {
+    const rules = (column.annotations.get(ValidationKey.rule) ?? []) as readonly RuleDeclaration[];
+    if (isDeserialized(column) && rules.some((rule) => rule.rule === "Required")) required.push(jsonPropertyName(column));
+  }
+  const { properties } = schemas[base] as unknown as ObjectSchema;
+  schemas[name] = { type: "object", properties, required };
+  return name;
 }
