@@ -140,6 +140,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
     const writer = this.createWriter();
     writer.ifMatch = this.request.header("if-match");
     writer.requireIfMatch = this.requireIfMatch;
+    writer.response = this.response;
     return writer;
   }
 

@@ -20,7 +20,8 @@ import { CrudMessages } from "./crud-messages.js";
 import { isMergeObject, jsonKeyOf, mergePatch } from "./merge-patch.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpDefaults, HttpStatus } from "../http-messages.js";
-import { ifMatchVersion, type TagVersion } from "./entity-tag.js";
+import { entityTagOf, ifMatchVersion, type TagVersion } from "./entity-tag.js";
+import type { HttpResponse } from "../http-response.js";
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
 export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;
@@ -86,6 +87,8 @@ export class HttpEntityWriter<T extends object> {
   ifMatch: string | undefined = undefined;
   /** Whether update, patch and delete of a versioned entity need `If-Match` (428 without it). */
   requireIfMatch = false;
+  /** The response that gets the `ETag` of the entity an update or patch answers (set by the controller). */
+  response: HttpResponse | undefined = undefined;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. */
@@ -249,7 +252,10 @@ export class HttpEntityWriter<T extends object> {
     // Reads after the commit may be run again: they change nothing.
     return this.context.retrying(async () => {
       await this.context.refresh(entity);
-      return this.context.toJson(entity, config);
+      const json = await this.context.toJson(entity, config);
+      const tag = this.response === undefined ? undefined : entityTagOf(entity, config);
+      if (tag !== undefined) this.response?.setHeader("ETag", tag);
+      return json;
     }, this.retry);
   }
 

@@ -80,7 +80,7 @@ describe("ETag and If-None-Match on GET of one entity", () => {
 });
 
 describe("If-Match on PUT, PATCH and DELETE", () => {
-  test("PUT with the current tag and no version in the body updates, and the next GET answers the new tag", async () => {
+  test("PUT with the current tag and no version in the body updates and answers the new tag, which the next PATCH can send", async () => {
     const current = (await widgets.call("GET", "/widgets/find/8")).json as Row;
     const { versionId: _version, ...body } = current;
     const tag = etag(await widgets.call("GET", "/widgets/8"));
@@ -88,7 +88,10 @@ describe("If-Match on PUT, PATCH and DELETE", () => {
     assert.equal(answer.status, 200, answer.text);
     assert.equal((answer.json as Row).versionId, 1);
     assert.equal(widgets.rows("SELECT Name FROM Widgets WHERE ID = 8")[0].Name, "Tagged");
-    assert.match(etag(await widgets.call("GET", "/widgets/8")), /^"8-1/);
+    assert.equal(etag(await widgets.call("GET", "/widgets/8")), answer.headers.etag, "the PUT answered the new tag");
+    const patched = await widgets.call("PATCH", "/widgets/8", { name: "Chained" }, { "If-Match": answer.headers.etag as string });
+    assert.equal(patched.status, 200, patched.text);
+    assert.match(patched.headers.etag as string, /^"8-2/);
   });
 
   test("a stale tag, a tag of another entity or of an absent one answers 412, and nothing is written", async () => {
