@@ -67,6 +67,21 @@ export class ContextDisposedError extends TenonError {
   }
 }
 
+/**
+ * A session without a tenant asked for an entity scoped by tenant (`@TenantColumn`): it has no resolver
+ * (`Context.onGetCurrentTenant`), the resolver answered none, and the session is not explicitly `unscoped`.
+ * Nothing was read or written. The HTTP layer answers it 403.
+ */
+export class TenantRequiredError extends TenonError {
+  /** The entity class name. */
+  readonly entity: string;
+  /** @param entity the scoped entity's class name. */
+  constructor(entity: string) {
+    super(`${entity} is scoped by tenant, and this session has no tenant.`);
+    this.entity = entity;
+  }
+}
+
 /** A write (insert, update, delete, undelete) of a join entity, which reads joined tables and is read-only. Nothing was written. */
 export class ReadOnlyEntityError extends TenonError {
   /** The entity class name. */

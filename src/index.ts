@@ -23,6 +23,7 @@ export {
   DetailColumn,
   PrimaryKey,
   VersionColumn,
+  TenantColumn,
   NotFilterable,
   type FieldDecorator,
   type ColumnDeclaration,

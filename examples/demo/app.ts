@@ -51,6 +51,8 @@ export interface DemoOptions {
 /** Creates the schema and seed rows when missing (all of it again when `reset`). */
 export async function prepareDemoDatabase(database: Database, reset: boolean): Promise<void> {
   await using context = new Context(database);
+  // Schema and seed rows are administration: an explicitly unscoped session, of no tenant.
+  context.unscoped = true;
   if (await ensureDemoSchema(context, reset)) await seedDemo(context);
 }
 

@@ -2,17 +2,22 @@ import { randomBytes } from "node:crypto";
 import { BearerAuthentication, constantTimeEquals, HttpUser, JwtKeyring, type JwtPayload } from "tenon/http";
 import type { DemoContext } from "./demo-context.js";
 
-/** A demo user: name, password and areas (DEMO.md). */
+/** A demo user: name, password, areas (DEMO.md) and tenant. */
 interface DemoUser {
   readonly username: string;
   readonly password: string;
   readonly areas: readonly string[];
+  readonly tenant: string;
 }
 
+/** The tenant of the seed data; `rival` works for a second tenant, which starts empty. */
+export const demoTenants = { seeded: "north", second: "south" } as const;
+
 const users: readonly DemoUser[] = [
-  { username: "guest", password: "guest", areas: ["read"] },
-  { username: "editor", password: "editor", areas: ["read", "write"] },
-  { username: "admin", password: "admin", areas: ["read", "write", "admin"] },
+  { username: "guest", password: "guest", areas: ["read"], tenant: demoTenants.seeded },
+  { username: "editor", password: "editor", areas: ["read", "write"], tenant: demoTenants.seeded },
+  { username: "admin", password: "admin", areas: ["read", "write", "admin"], tenant: demoTenants.seeded },
+  { username: "rival", password: "rival", areas: ["read", "write"], tenant: demoTenants.second },
 ];
 
 /** Tokens expire after 30 minutes. */
@@ -52,6 +57,6 @@ export class DemoAuthentication extends BearerAuthentication<DemoContext> {
   protected isValid(payload: JwtPayload): HttpUser | undefined {
     const user = users.find((candidate) => candidate.username === payload.sub);
     if (user === undefined) return undefined;
-    return new HttpUser(user.username, user.areas);
+    return new HttpUser(user.username, user.areas, user.tenant);
   }
 }

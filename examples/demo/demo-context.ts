@@ -17,11 +17,15 @@ export class DemoContext {
     this.#database = database;
   }
 
-  /** The request's ORM session, created on first use; `*By` columns get the caller's user name. */
+  /**
+   * The request's ORM session, created on first use; `*By` columns get the caller's user name, and every entity
+   * (all are scoped by tenant) the caller's tenant: a caller without one reaches none of them.
+   */
   get orm(): HttpContext {
     if (this.#orm === undefined) {
       this.#orm = new HttpContext(this.#database);
       this.#orm.onGetCurrentUser = () => this.#request?.user?.username ?? "";
+      this.#orm.onGetCurrentTenant = () => this.#request?.user?.tenant;
     }
     return this.#orm;
   }

@@ -26,18 +26,23 @@ import {
   Required,
   Sequence,
   Table,
+  TenantColumn,
   Type,
   UpdatedAt,
   UpdatedBy,
   VersionColumn,
 } from "tenon";
 
-/** A customer company. Deleting one is a soft delete, refused while it has employees. */
+/**
+ * A customer company. Deleting one is a soft delete, refused while it has employees. Every demo entity belongs
+ * to a tenant (`@TenantColumn`): a caller reads and writes only its own tenant's rows (docs/entities.md).
+ */
 @Table("Companies")
 @Sequence("CompaniesID")
 @Relation("Employees", "CompanyID", false)
 export class Company {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @TenantColumn @Column("TenantID", Type.varchar(50)) tenantId = "";
   @Required() @MaxLength(100) @Column("Name", Type.varchar(100)) name = "";
   @Email() @Column("Email", Type.varchar(254).orNull) email: string | null = null;
   @Regex("^[A-Z]{2}[0-9A-Z]{2,12}$") @Column("VatNumber", Type.varchar(14).orNull) vatNumber: string | null = null;
@@ -56,6 +61,7 @@ export class Company {
 @Sequence("EmployeesID")
 export class Employee {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @TenantColumn @Column("TenantID", Type.varchar(50)) tenantId = "";
   @Required() @MaxLength(100) @Column("FirstName", Type.varchar(100)) firstName = "";
   @Required() @MaxLength(100) @DisplayName("Last name") @Column("LastName", Type.varchar(100)) lastName = "";
   @Email() @Column("Email", Type.varchar(254).orNull) email: string | null = null;
@@ -80,6 +86,7 @@ export class Employee {
 @Sequence("OrderLinesID")
 export class OrderLine {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @TenantColumn @Column("TenantID", Type.varchar(50)) tenantId = "";
   @Column(
     "OrderID",
     Type.lazy(() => Order),
@@ -97,6 +104,7 @@ export class OrderLine {
 @Relation("OrderLines", "OrderID", true)
 export class Order {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @TenantColumn @Column("TenantID", Type.varchar(50)) tenantId = "";
   @Required() @MaxLength(30) @Column("Number", Type.varchar(30)) number = "";
   @Column(
     "CompanyID",
@@ -117,11 +125,13 @@ export class Order {
   }
 }
 
-/** Employees with their company's name: a read-only join entity. */
+/** Employees with their company's name: a read-only join entity; the company joined must be of the employee's tenant. */
 @Table("Employees")
 @Join(JoinKind.Inner, "Companies", "CompanyID", "ID")
 export class EmployeeDirectory {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
+  @TenantColumn @Column("TenantID", Type.varchar(50)) tenantId = "";
+  @TenantColumn @Column("Companies", "TenantID", Type.varchar(50)) companyTenantId = "";
   @Column("FirstName", Type.string) firstName = "";
   @Column("LastName", Type.string) lastName = "";
   @Column("Email", Type.string.orNull) email: string | null = null;

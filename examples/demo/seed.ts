@@ -1,4 +1,5 @@
 import type { Context } from "tenon";
+import { demoTenants } from "./authentication.js";
 import { Company, Employee, Order, OrderLine } from "./entities.js";
 
 const companies = [
@@ -12,19 +13,25 @@ const firstNames = ["Ada", "Alan", "Grace", "Linus", "Barbara", "Edsger", "Donal
 const lastNames = ["Lovelace", "Turing", "Hopper", "Torvalds", "Liskov", "Dijkstra", "Knuth", "Hamilton", "Thompson", "Allen"];
 const products = ["Anvil", "Rocket skates", "Giant magnet", "Tornado seeds", "Earthquake pills", "Bird seed"];
 
-/** Fills the demo tables: 4 companies, 20 employees spread over them, 5 orders with 1 to 4 lines each. */
+/**
+ * Fills the demo tables: 4 companies, 20 employees spread over them, 5 orders with 1 to 4 lines each, all of the
+ * first tenant (the second starts empty). `context` must be explicitly unscoped (`context.unscoped = true`):
+ * seeding writes a tenant's rows without being one of its users, so every row names its tenant itself.
+ */
 export async function seedDemo(context: Context): Promise<void> {
   context.onGetCurrentUser = () => "seed";
+  const tenantId = demoTenants.seeded;
   await context.transaction(async () => {
     const saved: Company[] = [];
     for (const data of companies) {
       const company = await context.createEntity(Company);
-      Object.assign(company, data);
+      Object.assign(company, data, { tenantId });
       await context.insert(company);
       saved.push(company);
     }
     for (let i = 0; i < 20; i++) {
       const employee = await context.createEntity(Employee);
+      employee.tenantId = tenantId;
       employee.firstName = firstNames[i % firstNames.length];
       employee.lastName = lastNames[(i * 3) % lastNames.length];
       employee.email = `${employee.firstName}.${employee.lastName}${i}@example.com`.toLowerCase();
@@ -35,11 +42,13 @@ export async function seedDemo(context: Context): Promise<void> {
     }
     for (let i = 0; i < 5; i++) {
       const order = await context.createEntity(Order);
+      order.tenantId = tenantId;
       order.number = `SO-2026-${String(i + 1).padStart(4, "0")}`;
       order.company.id = saved[i % 3].id;
       const lines: OrderLine[] = [];
       for (let j = 0; j <= i % 4; j++) {
         const line = await context.createEntity(OrderLine);
+        line.tenantId = tenantId;
         line.product = products[(i + j) % products.length];
         line.quantity = j + 1;
         line.price = `${(i + 1) * 10 + j}.50`;

@@ -4,6 +4,7 @@ import {
   EntityNotFoundError,
   InvalidInputError,
   RelationConstraintError,
+  TenantRequiredError,
   TransientDatabaseError,
   UniqueViolationError,
   ValidationError,
@@ -97,7 +98,8 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
   }
   if (error instanceof HttpUnauthorizedError) {
     return clientError(catalogue.unauthorized, HttpMessages.unauthorized(path), { "WWW-Authenticate": error.challenge });
-  } else if (error instanceof HttpForbiddenError) {
+  } else if (error instanceof HttpForbiddenError || error instanceof TenantRequiredError) {
+    // A caller without a tenant may not reach an entity scoped by tenant.
     return clientError(catalogue.forbidden, HttpMessages.forbidden(path));
   } else if (error instanceof HttpMethodNotAllowedError) {
     return clientError(catalogue.methodNotAllowed, error.message, error.allow.length > 0 ? { Allow: error.allow.join(", ") } : {});

@@ -10,17 +10,19 @@ import { JsonKey } from "./json-decorators.js";
 /** A mapped member: a column or a detail collection. */
 export type JsonMember = ColumnMapping | DetailMapping;
 
-/** Whether JSON output contains the member: not `@JsonIgnore`, not `@JsonIgnoreSerialize`. */
+/** Whether JSON output contains the member: not `@JsonIgnore`, not `@JsonIgnoreSerialize`, not a `@TenantColumn`. */
 export function isSerialized(member: JsonMember): boolean {
+  if ("isTenant" in member && member.isTenant) return false;
   return !member.annotations.has(JsonKey.ignore) && !member.annotations.has(JsonKey.ignoreSerialize);
 }
 
 /**
  * Whether JSON input sets the member: not `@JsonIgnore`, not `@JsonIgnoreDeserialize`, and not one of the six
- * change-tracking columns (never read from JSON, SPEC.md 2.8 rule 6).
+ * change-tracking columns (never read from JSON, SPEC.md 2.8 rule 6) nor a `@TenantColumn` (the session's).
  */
 export function isDeserialized(member: JsonMember): boolean {
   if (member.annotations.has(JsonKey.ignore) || member.annotations.has(JsonKey.ignoreDeserialize)) return false;
+  if ("isTenant" in member && member.isTenant) return false;
   return !("auditRole" in member) || member.auditRole === undefined;
 }
 

@@ -77,6 +77,17 @@ export function VersionColumn<This>(_value: undefined, context: ClassFieldDecora
   annotateMember(context, MappingKey.versionColumn, true);
 }
 
+/**
+ * The tenant a row belongs to (docs/entities.md "Tenant scoping"): a string field. A session with a tenant
+ * (`Context.onGetCurrentTenant`) reads, updates, deletes and counts only rows of its tenant and writes it on
+ * insert; a session without one cannot reach the entity at all, unless it is explicitly `unscoped`. Never read
+ * from or written to JSON. On a joined column (`@Column(alias, ...)`) of a join entity it ties the joined
+ * table's rows to the entity's own tenant column.
+ */
+export function TenantColumn<This>(_value: undefined, context: ClassFieldDecoratorContext<This, string>): void {
+  annotateMember(context, MappingKey.tenantColumn, true);
+}
+
 /** Keeps the column out of the HTTP JSON filter (SPEC.md TNotFilterable): `where` and `orderBy` naming it answer 400. */
 export function NotFilterable<This, V>(_value: undefined, context: ClassFieldDecoratorContext<This, V>): void {
   annotateMember(context, MappingKey.notFilterable, true);

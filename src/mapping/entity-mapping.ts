@@ -20,6 +20,8 @@ export class ColumnMapping {
   readonly isPrimaryKey: boolean;
   /** Whether this is the version column. */
   readonly isVersion: boolean;
+  /** Whether `@TenantColumn` marks it. */
+  readonly isTenant: boolean;
   /** The change-tracking role, if the column has one. */
   readonly auditRole: AuditRole | undefined;
   /** False when `@NotFilterable` marks it. */
@@ -39,6 +41,7 @@ export class ColumnMapping {
     this.type = declaration.type;
     this.isPrimaryKey = member.annotations.has(MappingKey.primaryKey);
     this.isVersion = member.annotations.has(MappingKey.versionColumn);
+    this.isTenant = member.annotations.has(MappingKey.tenantColumn);
     this.auditRole = auditRole;
     this.filterable = !member.annotations.has(MappingKey.notFilterable);
     this.annotations = member.annotations;
@@ -118,6 +121,10 @@ export class EntityMapping<T extends object = object> {
   readonly primaryKey: ColumnMapping;
   /** The version column, when declared. */
   readonly versionColumn: ColumnMapping | undefined;
+  /** The `@TenantColumn` of the entity's own table, when declared: the entity is scoped by tenant. */
+  readonly tenantColumn: ColumnMapping | undefined;
+  /** The `@TenantColumn`s of joined tables: each joined row must have the entity's own tenant. */
+  readonly joinedTenantColumns: readonly ColumnMapping[];
   /** Every column (own and joined), in declaration order. */
   readonly columns: readonly ColumnMapping[];
   /** The columns of the entity's own table, in declaration order. */
@@ -199,6 +206,7 @@ export class EntityMapping<T extends object = object> {
       const isMarked =
         member.annotations.has(MappingKey.primaryKey) ||
         member.annotations.has(MappingKey.versionColumn) ||
+        member.annotations.has(MappingKey.tenantColumn) ||
         member.annotations.has(MappingKey.notFilterable) ||
         roles.length > 0;
       if (member.kind !== "field" && (columnDeclarations.length > 0 || detailDeclarations.length > 0 || isMarked))
@@ -223,6 +231,11 @@ export class EntityMapping<T extends object = object> {
       if (column.isPrimaryKey && (column.type.kind !== "int32" || column.type.nullable)) fail(MappingMessages.primaryKeyType(field));
       if (column.isVersion && (column.type.kind !== "int32" || column.type.nullable)) fail(MappingMessages.versionType(field));
       if (column.isPrimaryKey && column.isVersion) fail(MappingMessages.keyIsVersion(field));
+      if (
+        column.isTenant &&
+        (column.type.kind !== "string" || column.type.nullable || column.isPrimaryKey || column.isVersion || role !== undefined)
+      )
+        fail(MappingMessages.tenantType(field));
       if ((column.isPrimaryKey || column.isVersion || role !== undefined) && column.alias !== undefined)
         fail(MappingMessages.joinedSpecialColumn(field));
       if (role?.endsWith("At") && (column.type.kind !== "date" || !column.type.nullable)) {
@@ -242,6 +255,10 @@ export class EntityMapping<T extends object = object> {
     const versions = columns.filter((column) => column.isVersion);
     if (versions.length > 1) fail(MappingMessages.appliedTwice("VersionColumn"));
     if (audit.deletedBy !== undefined && audit.deletedAt === undefined) fail(MappingMessages.deletedByWithoutDeletedAt);
+    const tenants = columns.filter((column) => column.isTenant && column.alias === undefined);
+    if (tenants.length > 1) fail(MappingMessages.appliedTwice("TenantColumn"));
+    const joinedTenants = columns.filter((column) => column.isTenant && column.alias !== undefined);
+    if (joinedTenants.length > 0 && tenants.length === 0) fail(MappingMessages.joinedTenantAlone(joinedTenants[0].property));
     const seen = new Map<string, ColumnMapping>();
     for (const column of columns) {
       const key = `${column.alias?.toLowerCase() ?? ""}.${column.columnName.toLowerCase()}`;
@@ -251,6 +268,8 @@ export class EntityMapping<T extends object = object> {
     }
     this.primaryKey = keys[0];
     this.versionColumn = versions[0];
+    this.tenantColumn = tenants[0];
+    this.joinedTenantColumns = joinedTenants;
     this.columns = columns;
     this.ownColumns = columns.filter((column) => column.alias === undefined);
     this.audit = audit;

@@ -10,6 +10,7 @@ export const MappingKey = {
   column: Symbol("tenon.Column"),
   detailColumn: Symbol("tenon.DetailColumn"),
   versionColumn: Symbol("tenon.VersionColumn"),
+  tenantColumn: Symbol("tenon.TenantColumn"),
   notFilterable: Symbol("tenon.NotFilterable"),
   createdAt: Symbol("tenon.CreatedAt"),
   createdBy: Symbol("tenon.CreatedBy"),

@@ -24,6 +24,10 @@ export const MappingMessages = {
   primaryKeyType: (field: string) => `field ${field}: the primary key must be declared Type.int32 (not null).`,
   versionType: (field: string) => `field ${field}: the version column must be declared Type.int32 (not null).`,
   keyIsVersion: (field: string) => `field ${field}: the primary key cannot also be the version column.`,
+  tenantType: (field: string) =>
+    `field ${field}: @TenantColumn needs a string column that cannot be null and is not the key, the version or a change-tracking column.`,
+  joinedTenantAlone: (field: string) =>
+    `field ${field}: a @TenantColumn of a joined table needs a @TenantColumn of the entity's own table, whose tenant it must have.`,
   joinedSpecialColumn: (field: string) => `field ${field}: a joined column cannot be a key, version or change-tracking column.`,
   auditDateType: (field: string, decorator: string, type: string) =>
     `field ${field}: @${decorator} needs a nullable date column (Type.date.orNull), not ${type}.`,

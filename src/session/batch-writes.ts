@@ -4,18 +4,20 @@ import { hasEvents, runAfterEvents, runBeforeEvents } from "../events/entity-eve
 import { type EntityClass, int32Range } from "../mapping/column-type.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
-import { type EntityStatements, statementsOf } from "../sql/entity-statements.js";
+import type { EntityStatements } from "../sql/entity-statements.js";
 import { rowsSavepoint } from "../sql/savepoint-statements.js";
 import { validateEntity } from "../validation/validate-entity.js";
 import { insertRows, rowsPerStatement } from "./insert-row.js";
 import { SessionMessages } from "./session-messages.js";
+import { checkTenantReferences, sessionStatements, sessionTenant, type TenantSource, withTenant } from "./tenant-scope.js";
 import { columnValues, keyValues, stamp, writableMapping, writeByKey } from "./write-values.js";
 
 /** What the batch writes need of their session (`Context` lends it): they run inside its transaction. */
 export interface BatchSession {
   /** The session itself: the context events and validators receive, and the one that draws and deletes one by one. */
-  readonly session: {
+  readonly session: TenantSource & {
     readonly database: { readonly dialect: Dialect };
+    tryGet(entityClass: EntityClass, id: number): Promise<object | null>;
     nextId(entityClass: EntityClass): Promise<number>;
     delete(entity: object): Promise<void>;
   };
@@ -45,7 +47,8 @@ function batchMapping(entities: readonly object[], operation: string): EntityMap
 export async function insertAll(batch: BatchSession, entities: readonly object[], onItem?: (index: number) => void): Promise<void> {
   const mapping = batchMapping(entities, "insertAll");
   const context = batch.session;
-  const statements = statementsOf(mapping, context.database.dialect);
+  const statements = sessionStatements(context, mapping, context.database.dialect);
+  const tenant = sessionTenant(context, mapping);
   const events = hasEvents("insert", mapping);
   const connection = await batch.acquire();
   await drawKeys(batch, entities);
@@ -53,6 +56,10 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
   for (let i = 0; i < entities.length; i++) {
     onItem?.(i);
     const entity = entities[i];
+    if (tenant !== undefined) {
+      mapping.tenantColumn?.set(entity, tenant);
+      await checkTenantReferences(context, mapping, entity);
+    }
     if (events) await runBeforeEvents("insert", mapping, entity, context);
     mapping.versionColumn?.set(entity, 0);
     stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, user);
@@ -76,7 +83,12 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
 export async function drawKeys(batch: BatchSession, entities: readonly object[]): Promise<void> {
   if (entities.length === 0) return;
   const mapping = batchMapping(entities, "setSequenceIds");
-  const keyless = entities.filter((entity) => !((mapping.primaryKey.get(entity) as number) > 0));
+  // A tenant's session never keeps a chosen key (see `Context.insert`): only drawn ones stay.
+  const scoped = sessionTenant(batch.session, mapping) !== undefined;
+  const keyless = entities.filter((entity) => {
+    const id = mapping.primaryKey.get(entity) as number;
+    return !(id > 0) || (scoped && !batch.isDrawn(entity, id));
+  });
   if (keyless.length === 0) return;
   const keys = await nextIds(batch, await batch.acquire(), mapping, keyless.length);
   keyless.forEach((entity, i) => {
@@ -97,7 +109,8 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
     return;
   }
   const dialect = context.database.dialect;
-  const statements = statementsOf(mapping, dialect);
+  const statements = sessionStatements(context, mapping, dialect);
+  const tenant = sessionTenant(context, mapping);
   const connection = await batch.acquire();
   const events = hasEvents("delete", mapping);
   if (events)
@@ -112,7 +125,7 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
     const chunk = entities.slice(start, start + size);
     for (const entity of chunk) stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
     const pair = soft ? columnValues(statements.softDeleteColumns, chunk[0], dialect) : [];
-    const parameters = [...pair, ...chunk.flatMap((entity) => keyValues(mapping, entity))];
+    const parameters = withTenant([...pair, ...chunk.flatMap((entity) => keyValues(mapping, entity))], tenant);
     // A caller that wants to know which entity failed gets a savepoint, so that the rows can be read as they were.
     if (onItem !== undefined) await connection.execute(rowsSavepoint.set, []);
     const changed = await connection.execute(statements.deleteManySql(chunk.length), parameters);
@@ -120,7 +133,7 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
       let stale = 0;
       if (onItem !== undefined) {
         await connection.execute(rowsSavepoint.rollback, []);
-        stale = await firstStale(connection, statements, chunk);
+        stale = await firstStale(connection, statements, chunk, tenant);
         onItem(start + stale);
       }
       throw new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[stale]));
@@ -140,10 +153,15 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
  * The position in `chunk` of the first entity whose row is absent or at another version, read after the failed
  * multi-row delete was undone (the caller rolls the transaction back): the failure names it, not the chunk's first.
  */
-async function firstStale(connection: Connection, statements: EntityStatements, chunk: readonly object[]): Promise<number> {
+async function firstStale(
+  connection: Connection,
+  statements: EntityStatements,
+  chunk: readonly object[],
+  tenant: string | undefined,
+): Promise<number> {
   const mapping = statements.mapping;
   for (let i = 0; i < chunk.length; i++) {
-    const byId = statements.selectById(mapping.idOf(chunk[i]));
+    const byId = statements.selectById(mapping.idOf(chunk[i]), false, tenant);
     const rows = await connection.query(byId.sql, byId.parameters, statements.exactIntegers);
     const version = mapping.versionColumn;
     if (rows.length === 0) return i;
@@ -167,12 +185,14 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
   const mapping = batchMapping(entities, "updateAll");
   const context = batch.session;
   const dialect = context.database.dialect;
-  const statements = statementsOf(mapping, dialect);
+  const statements = sessionStatements(context, mapping, dialect);
+  const tenant = sessionTenant(context, mapping);
   const events = hasEvents("update", mapping);
   const user = batch.user();
   for (let i = 0; i < entities.length; i++) {
     onItem?.(i);
     const entity = entities[i];
+    if (tenant !== undefined) await checkTenantReferences(context, mapping, entity);
     if (events) await runBeforeEvents("update", mapping, entity, context);
     stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, user);
     const validating = validateEntity(mapping, entity, context);
@@ -184,7 +204,7 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     const chunk = entities.slice(start, start + size);
     if (chunk.length === 1) {
       const one = chunk[0];
-      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one);
+      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one, tenant);
       continue;
     }
     const rows = chunk.map((entity) => columnValues(statements.updateColumns, entity, dialect));
@@ -193,6 +213,7 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
       for (let row = 0; row < chunk.length; row++) parameters.push(mapping.idOf(chunk[row]), rows[row][column]);
     }
     for (const entity of chunk) parameters.push(...keyValues(mapping, entity));
+    withTenant(parameters, tenant);
     await connection.execute(rowsSavepoint.set, []);
     const complete = (await connection.execute(statements.updateManySql(chunk.length), parameters)) === chunk.length;
     if (!complete) await connection.execute(rowsSavepoint.rollback, []);
@@ -205,7 +226,7 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     for (let row = 0; row < chunk.length; row++) {
       onItem?.(start + row);
       const one = chunk[row];
-      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one);
+      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one, tenant);
     }
   }
   for (let i = 0; i < entities.length; i++) {

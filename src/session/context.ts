@@ -29,6 +29,10 @@ export class Context implements AsyncDisposable {
   readonly database: Database;
   /** Answers the current user's name for the `*By` columns (SPEC.md TTContext.OnGetCurrentUser). */
   onGetCurrentUser: (() => string) | undefined = undefined;
+  /** Answers the caller's tenant for the entities with a `@TenantColumn` (docs/entities.md "Tenant scoping"). */
+  onGetCurrentTenant: (() => string | undefined) | undefined = undefined;
+  /** True: the session reads and writes every tenant's rows. Set it explicitly, for administration and seeding. */
+  unscoped = false;
   readonly #identityMap = new IdentityMap();
   readonly #entities: EntityMaterializer;
   readonly #connection: SessionConnection;
@@ -42,7 +46,7 @@ export class Context implements AsyncDisposable {
     this.#entities = new EntityMaterializer(database.dialect, this.#identityMap, this);
     this.#connection = new SessionConnection(database);
     this.#transaction = new TransactionScope(this.#connection, () => this.#identityMap.clear());
-    this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities);
+    this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities, this);
     this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities);
   }
 
@@ -148,11 +152,10 @@ export class Context implements AsyncDisposable {
   }
 
   /**
-   * Inserts several entities of one class as `insert` does each (events, Created pair, validation, keys drawn
-   * for those without one), in one transaction, with one multi-row INSERT per up to 1000 rows and the keys
-   * drawn together where the engine can: the detail lines of a large order cost a few round trips, not two per
-   * line. Every before-event runs before the first row is written, every after-event after the last.
-   * `onItem` hears the position of the entity being worked on, so a caller can say which one failed.
+   * Inserts several entities of one class as `insert` does each, in one transaction, one multi-row INSERT per up
+   * to 1000 rows, the keys drawn together: a large order's lines cost a few round trips, not two per line. Every
+   * before-event runs before the first row is written, every after-event after the last. `onItem` hears the
+   * position of the entity being worked on, so a caller can say which one failed.
    */
   insertAll<T extends object>(entities: readonly T[], onItem?: (index: number) => void): Promise<void> {
     if (entities.length === 0) return Promise.resolve();
@@ -160,9 +163,8 @@ export class Context implements AsyncDisposable {
   }
 
   /**
-   * Updates several entities of one class as `update` does each (events, Updated pair, validation, version
-   * check), in one transaction, with one multi-row UPDATE per up to 200 rows: when any row is gone or at
-   * another version, `ConcurrentUpdateError` names it and rolls all of them back. `onItem` as in `insertAll`.
+   * Updates several entities of one class as `update` does each, in one transaction, one multi-row UPDATE per up
+   * to 200 rows; a row gone or stale raises `ConcurrentUpdateError` naming it. `onItem` as in `insertAll`.
    */
   updateAll<T extends object>(entities: readonly T[], onItem?: (index: number) => void): Promise<void> {
     if (entities.length === 0) return Promise.resolve();
@@ -170,10 +172,9 @@ export class Context implements AsyncDisposable {
   }
 
   /**
-   * Deletes several entities of one class as `delete` does each, in one transaction. Without relations to
-   * apply, the rows go in one statement per up to 1000 entities, by key and version: when any row is gone or
-   * at another version, `ConcurrentUpdateError` rolls all of them back. With relations, each is deleted in turn.
-   * `onItem` as in `insertAll`.
+   * Deletes several entities of one class as `delete` does each, in one transaction: without relations, one
+   * statement per up to 1000 rows by key and version (a row gone or stale raises `ConcurrentUpdateError`);
+   * with relations, each in turn. `onItem` as in `insertAll`.
    */
   deleteAll<T extends object>(entities: readonly T[], onItem?: (index: number) => void): Promise<void> {
     if (entities.length === 0) return Promise.resolve();

@@ -1,6 +1,6 @@
 import type { Connection } from "../engines/database.js";
 import { UniqueViolationError } from "../errors.js";
-import type { EntityStatements } from "../sql/entity-statements.js";
+import { type EntityStatements, unscopedStatementsOf } from "../sql/entity-statements.js";
 import { rowsSavepoint } from "../sql/savepoint-statements.js";
 import { columnValues } from "./write-values.js";
 import { SessionMessages } from "./session-messages.js";
@@ -41,7 +41,8 @@ export async function insertRow(
     } catch (error) {
       if (!(error instanceof UniqueViolationError) || error.onPrimaryKey === false || error.entity !== undefined) throw error;
       if (error.onPrimaryKey === undefined) {
-        const byId = statements.selectById(id, true);
+        // Whose row has the key does not matter here, only whether one has: the read is not the tenant's.
+        const byId = unscopedStatementsOf(mapping, statements.dialect).selectById(id, true);
         const rows = await connection.query(byId.sql, byId.parameters, statements.exactIntegers);
         if (rows.length === 0) throw new UniqueViolationError(error.message, false, { cause: error.cause });
       }

@@ -7,4 +7,5 @@ export const SessionMessages = {
   rollbackFailed: (reason: string) => `The transaction failed and so did its rollback: ${reason}`,
   keyTaken: (entity: string, id: number) => `${entity}: a row with the key ${id} exists.`,
   mixedBatch: (operation: string, entity: string) => `${operation}: every entity must be a ${entity}.`,
+  referenceAbsent: (entity: string, id: number) => `${entity} ${id} does not exist.`,
 } as const;

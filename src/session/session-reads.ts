@@ -3,10 +3,11 @@ import type { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
-import { statementsOf, type CompiledStatement } from "../sql/entity-statements.js";
+import type { CompiledStatement } from "../sql/entity-statements.js";
 import type { EntityMaterializer } from "./entity-materializer.js";
 import type { IdentityMap } from "./identity-map.js";
 import type { SessionConnection } from "./session-connection.js";
+import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
 
 /** A filter's page with the number of rows the filter matches, read in one snapshot. */
 export interface CountedPage<T> {
@@ -25,13 +26,21 @@ export class SessionReads {
   readonly #connection: SessionConnection;
   readonly #identityMap: IdentityMap;
   readonly #entities: EntityMaterializer;
+  readonly #tenants: TenantSource;
 
-  /** @param dialect the database's. @param connection, identityMap, entities the session's. */
-  constructor(dialect: Dialect, connection: SessionConnection, identityMap: IdentityMap, entities: EntityMaterializer) {
+  /** @param dialect the database's. @param connection, identityMap, entities the session's. @param tenants the session's tenant. */
+  constructor(
+    dialect: Dialect,
+    connection: SessionConnection,
+    identityMap: IdentityMap,
+    entities: EntityMaterializer,
+    tenants: TenantSource,
+  ) {
     this.#dialect = dialect;
     this.#connection = connection;
     this.#identityMap = identityMap;
     this.#entities = entities;
+    this.#tenants = tenants;
   }
 
   /** `Context.tryGetNow`: the identity map's instance, the row read at once, or a promise of it. */
@@ -41,8 +50,8 @@ export class SessionReads {
       const known = this.#identityMap.get(mapping.entityClass, id);
       if (known !== undefined) return known as T;
     }
-    const statements = statementsOf(mapping, this.#dialect);
-    const statement = statements.selectById(id, includeDeleted);
+    const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
+    const statement = statements.selectById(id, includeDeleted, sessionTenant(this.#tenants, mapping));
     const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
     if (rows !== undefined) return this.#first(mapping, rows);
     return this.#query(statement, statements.exactIntegers).then((read) => this.#first(mapping, read));
@@ -51,22 +60,27 @@ export class SessionReads {
   /** `Context.select`: the entities a filter selects, in its order and page. */
   async select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
     const mapping = EntityMapping.of(entityClass);
-    const statements = statementsOf(mapping, this.#dialect);
-    const rows = await this.#query(statements.select(filter), statements.exactIntegers);
+    const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
+    const rows = await this.#query(
+      statements.select(filter, statements.where(filter, sessionTenant(this.#tenants, mapping))),
+      statements.exactIntegers,
+    );
     return rows.map((row) => this.#entities.materialize(mapping, row));
   }
 
   /** `Context.selectCount`: the number of rows a filter matches. */
   async count<T extends object>(entityClass: EntityClass<T>, filter: Filter | undefined): Promise<number> {
-    const rows = await this.#query(statementsOf(EntityMapping.of(entityClass), this.#dialect).count(filter), false);
+    const mapping = EntityMapping.of(entityClass);
+    const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
+    const rows = await this.#query(statements.count(filter, statements.where(filter, sessionTenant(this.#tenants, mapping))), false);
     return Number(rows[0][0]);
   }
 
   /** `Context.selectPage`: the count and the page in one snapshot (see there how). */
   async page<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<CountedPage<T>> {
     const mapping = EntityMapping.of(entityClass);
-    const statements = statementsOf(mapping, this.#dialect);
-    const where = statements.where(filter);
+    const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
+    const where = statements.where(filter, sessionTenant(this.#tenants, mapping));
     const connection = this.#connection.now();
     if (connection?.queryAllNow !== undefined) {
       const both = connection.queryAllNow([
@@ -89,8 +103,9 @@ export class SessionReads {
   /** `Context.refresh`: reads the entity's row again into the same object. */
   async refresh<T extends object>(entity: T): Promise<void> {
     const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
-    const statements = statementsOf(mapping, this.#dialect);
-    const rows = await this.#query(statements.selectById(mapping.idOf(entity), true), statements.exactIntegers);
+    const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
+    const statement = statements.selectById(mapping.idOf(entity), true, sessionTenant(this.#tenants, mapping));
+    const rows = await this.#query(statement, statements.exactIntegers);
     if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
     this.#entities.fill(mapping, entity, rows[0]);
   }

@@ -3,7 +3,8 @@ import { KeyRangeError, TenonError } from "../errors.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { type EntityClass, int32Range } from "../mapping/column-type.js";
 import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
-import { type EntityStatements, statementsOf } from "../sql/entity-statements.js";
+import type { EntityStatements } from "../sql/entity-statements.js";
+import { checkTenantReferences, sessionStatements, sessionTenant } from "./tenant-scope.js";
 import { validateEntity } from "../validation/validate-entity.js";
 import type { BatchSession } from "./batch-writes.js";
 import type { Context } from "./context.js";
@@ -13,16 +14,7 @@ import { insertRow } from "./insert-row.js";
 import type { SessionConnection } from "./session-connection.js";
 import { SessionMessages } from "./session-messages.js";
 import type { TransactionScope } from "./transaction-scope.js";
-import {
-  applyRelations,
-  expectOneRow,
-  isSingleStatement,
-  keyValues,
-  restoreRelations,
-  stamp,
-  writableMapping,
-  writeByKey,
-} from "./write-values.js";
+import { applyRelations, isSingleStatement, restoreRelations, stamp, writableMapping, writeByKey } from "./write-values.js";
 
 /**
  * The writes of one session (`Context` answers them): keys drawn from sequences, and each write with its
@@ -97,11 +89,17 @@ export class SessionWrites implements BatchSession {
 
   /** `Context.insert`. */
   insert(entity: object): Promise<void> {
-    return this.#write("insert", entity, async (connection, statements) => {
+    return this.#write("insert", entity, async (connection, statements, tenant) => {
       const mapping = statements.mapping;
       const id = mapping.primaryKey.get(entity);
-      const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id);
-      if (!(typeof id === "number" && id > 0)) mapping.primaryKey.set(entity, await this.session.nextId(mapping.entityClass));
+      // A tenant's session never keeps a chosen key: a taken one would tell that another tenant's row has it.
+      const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id) || tenant !== undefined;
+      if (!(typeof id === "number" && id > 0) || (tenant !== undefined && !this.isDrawn(entity, id)))
+        mapping.primaryKey.set(entity, await this.session.nextId(mapping.entityClass));
+      if (tenant !== undefined) {
+        mapping.tenantColumn?.set(entity, tenant);
+        await checkTenantReferences(this.session, mapping, entity);
+      }
       mapping.versionColumn?.set(entity, 0);
       const validating = this.#stampAndValidate(mapping, entity, mapping.audit.createdAt, mapping.audit.createdBy);
       if (validating !== undefined) await validating;
@@ -112,11 +110,12 @@ export class SessionWrites implements BatchSession {
 
   /** `Context.update`. */
   update(entity: object): Promise<void> {
-    return this.#write("update", entity, async (connection, statements) => {
+    return this.#write("update", entity, async (connection, statements, tenant) => {
       const mapping = statements.mapping;
+      if (tenant !== undefined) await checkTenantReferences(this.session, mapping, entity);
       const validating = this.#stampAndValidate(mapping, entity, mapping.audit.updatedAt, mapping.audit.updatedBy);
       if (validating !== undefined) await validating;
-      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity);
+      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity, tenant);
       // An instance of this key read before the update is stale, and the written one may lack columns that
       // its source (a JSON body) never carries: the next read of the key reads the committed row.
       this.deleted(mapping, entity);
@@ -125,16 +124,16 @@ export class SessionWrites implements BatchSession {
 
   /** `Context.delete`. */
   delete(entity: object): Promise<void> {
-    return this.#write("delete", entity, async (connection, statements) => {
+    return this.#write("delete", entity, async (connection, statements, tenant) => {
       const mapping = statements.mapping;
       if (statements.softDeleteSql !== undefined) {
         const by = this.user() ?? "";
         stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
         await applyRelations(connection, statements, entity, { at: mapping.audit.deletedAt?.get(entity) as Date, by });
-        await writeByKey(connection, statements, statements.softDeleteSql, statements.softDeleteColumns, entity);
+        await writeByKey(connection, statements, statements.softDeleteSql, statements.softDeleteColumns, entity, tenant);
       } else {
         await applyRelations(connection, statements, entity);
-        await expectOneRow(connection, statements.deleteSql, keyValues(mapping, entity), mapping, entity);
+        await writeByKey(connection, statements, statements.deleteSql, [], entity, tenant);
       }
       this.deleted(mapping, entity);
     });
@@ -143,14 +142,15 @@ export class SessionWrites implements BatchSession {
   /** `Context.undelete`. */
   async undelete(entity: object): Promise<void> {
     const mapping = writableMapping(entity);
-    const statements = statementsOf(mapping, this.session.database.dialect);
+    const statements = sessionStatements(this.session, mapping, this.session.database.dialect);
+    const tenant = sessionTenant(this.session, mapping);
     const undeleteSql = statements.undeleteSql;
     if (undeleteSql === undefined) throw new TenonError(SessionMessages.undeleteWithoutDeletedAt(mapping.name));
     await this.session.transaction(async () => {
       const connection = await this.#connection.acquire();
       const deletedAt = mapping.audit.deletedAt?.get(entity);
       stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
-      await writeByKey(connection, statements, undeleteSql, statements.undeleteColumns, entity);
+      await writeByKey(connection, statements, undeleteSql, statements.undeleteColumns, entity, tenant);
       if (deletedAt instanceof Date) await restoreRelations(connection, statements, entity, deletedAt, this.user());
       mapping.audit.deletedAt?.set(entity, null);
       mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
@@ -180,18 +180,20 @@ export class SessionWrites implements BatchSession {
   async #write(
     kind: EntityEventKind,
     entity: object,
-    statement: (connection: Connection, statements: EntityStatements) => Promise<void>,
+    statement: (connection: Connection, statements: EntityStatements, tenant: string | undefined) => Promise<void>,
   ): Promise<void> {
     const mapping = writableMapping(entity);
-    const statements = statementsOf(mapping, this.session.database.dialect);
+    const statements = sessionStatements(this.session, mapping, this.session.database.dialect);
+    // The session's tenant for a scoped entity (and TenantRequiredError without one), before anything runs.
+    const tenant = sessionTenant(this.session, mapping);
     if (!this.#transaction.active && isSingleStatement(kind, mapping)) {
-      await statement(this.#connection.now() ?? (await this.#connection.acquire()), statements);
+      await statement(this.#connection.now() ?? (await this.#connection.acquire()), statements, tenant);
       return;
     }
     const session = this.session;
     await session.transaction(async () => {
       await runBeforeEvents(kind, mapping, entity, session);
-      await statement(await this.#connection.acquire(), statements);
+      await statement(await this.#connection.acquire(), statements, tenant);
       await runAfterEvents(kind, mapping, entity, session);
     });
   }

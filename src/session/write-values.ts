@@ -58,7 +58,8 @@ export async function expectOneRow(
 
 /**
  * Runs an UPDATE by key (`sql`) that sets `columns` of the entity, then checks it as `expectOneRow` does:
- * the values of `columns` are bound first, the key (and version) after them.
+ * the values of `columns` are bound first, the key (and version) after them, and the tenant (of a statement
+ * scoped by tenant) last.
  */
 export function writeByKey(
   connection: Connection,
@@ -66,9 +67,12 @@ export function writeByKey(
   sql: string,
   columns: readonly ColumnMapping[],
   entity: object,
+  tenant?: string,
 ): Promise<void> {
   const mapping = statements.mapping;
   const parameters = [...columnValues(columns, entity, statements.dialect), ...keyValues(mapping, entity)];
+  // A statement scoped by tenant ends with the tenant's placeholder (see `EntityStatements`).
+  if (tenant !== undefined) parameters.push(tenant);
   return expectOneRow(connection, sql, parameters, mapping, entity);
 }
 

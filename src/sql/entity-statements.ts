@@ -5,6 +5,8 @@ import type { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js"
 import type { Dialect } from "./dialect.js";
 import { compileNamedParameters } from "./named-parameters.js";
 import { type SoftCascade, softCascadeOf } from "./soft-cascade.js";
+import { TenonError } from "../errors.js";
+import { SqlMessages } from "./sql-messages.js";
 
 /** SQL text and its positional parameters, ready for a connection. */
 export interface CompiledStatement {
@@ -59,12 +61,19 @@ class Binding {
 /**
  * The SQL of one entity on one engine. The fixed statements (by id, insert, update, delete) are built
  * once per mapping and dialect; selects with a filter are rendered per call, every value bound.
+ *
+ * For an entity with a `@TenantColumn`, the scoped statements (`statementsOf`) restrict every SELECT, count,
+ * UPDATE and DELETE to one tenant: the fixed statements end with `AND <tenant> = ?`, whose value the caller
+ * appends last to their parameters, and the filtered reads and `selectById` take the tenant as an argument.
+ * `unscopedStatementsOf` answers the statements without that condition (an explicitly unscoped session).
  */
 export class EntityStatements {
   /** The mapping. */
   readonly mapping: EntityMapping;
   /** The dialect. */
   readonly dialect: Dialect;
+  /** Whether the statements restrict rows to one tenant (the entity has a `@TenantColumn` and these are the scoped ones). */
+  readonly tenantScoped: boolean;
   /** Whether a selected column is an int64 or a decimal, so the driver must read integers exactly. */
   readonly exactIntegers: boolean;
   /** SELECT <columns> FROM <table> <joins>, without WHERE. */
@@ -92,10 +101,12 @@ export class EntityStatements {
   readonly #byId: Map<boolean, CompiledStatement> = new Map();
   readonly #whereClause: Map<string, unknown>;
 
-  /** Builds the fixed statements of `mapping` for `dialect`. */
-  constructor(mapping: EntityMapping, dialect: Dialect) {
+  /** Builds the fixed statements of `mapping` for `dialect`, restricted to one tenant unless `scoped` is false. */
+  constructor(mapping: EntityMapping, dialect: Dialect, scoped = true) {
     this.mapping = mapping;
     this.dialect = dialect;
+    const tenant = scoped ? mapping.tenantColumn : undefined;
+    this.tenantScoped = tenant !== undefined;
     const q = (name: string): string => dialect.quoteIdentifier(name);
     const table = q(mapping.tableName);
     const qualify = mapping.isJoinEntity;
@@ -111,6 +122,11 @@ export class EntityStatements {
       const joined = join.alias === join.table ? q(join.table) : `${q(join.table)} ${q(join.alias)}`;
       const source = join.sourceTableOrAlias === undefined ? table : q(join.sourceTableOrAlias);
       from += ` ${join.kind} JOIN ${joined} ON ${q(join.alias)}.${q(join.targetColumn)} = ${source}.${q(join.sourceColumn)}`;
+      // A joined table with a tenant column joins only rows of the entity's own tenant.
+      for (const joinedTenant of mapping.joinedTenantColumns) {
+        if (joinedTenant.alias?.toLowerCase() === join.alias.toLowerCase() && mapping.tenantColumn !== undefined)
+          from += ` AND ${q(join.alias)}.${q(joinedTenant.columnName)} = ${table}.${q(mapping.tenantColumn.columnName)}`;
+      }
     }
     this.selectFrom = from;
     // Decimals: SQLite stores them as scaled integers, which pass 2^53 from 16 digits on.
@@ -124,12 +140,17 @@ export class EntityStatements {
 
     const pk = mapping.primaryKey;
     const version = mapping.versionColumn;
-    const notOnUpdate = new Set([pk, version, audit.createdAt, audit.createdBy, audit.deletedAt, audit.deletedBy]);
+    const notOnUpdate = new Set([pk, version, audit.createdAt, audit.createdBy, audit.deletedAt, audit.deletedBy, mapping.tenantColumn]);
     this.updateColumns = mapping.ownColumns.filter((column) => !notOnUpdate.has(column));
     const guard = audit.deletedAt !== undefined ? ` AND ${q(audit.deletedAt.columnName)} IS NULL` : "";
+    const keyWidth = version !== undefined ? 2 : 1;
+    // The tenant's placeholder follows every other one of the statement.
+    const tenantGuard = (at: number): string => (tenant !== undefined ? ` AND ${q(tenant.columnName)} = ${dialect.placeholder(at)}` : "");
+    this.tenantGuard = tenantGuard;
     const keyWhere = (first: number): string =>
       ` WHERE ${q(pk.columnName)} = ${dialect.placeholder(first)}` +
-      (version !== undefined ? ` AND ${q(version.columnName)} = ${dialect.placeholder(first + 1)}` : "");
+      (version !== undefined ? ` AND ${q(version.columnName)} = ${dialect.placeholder(first + 1)}` : "") +
+      tenantGuard(first + keyWidth);
     const bump = version !== undefined ? `${q(version.columnName)} = ${q(version.columnName)} + 1` : undefined;
     const sets = (columns: readonly ColumnMapping[], first = 0): string[] =>
       columns.map((c, i) => `${q(c.columnName)} = ${dialect.placeholder(first + i)}`);
@@ -190,7 +211,7 @@ export class EntityStatements {
     });
     const key =
       version !== undefined ? `(${q(mapping.primaryKey.columnName)}, ${q(version.columnName)})` : q(mapping.primaryKey.columnName);
-    const where = ` WHERE ${key} IN (${keys.join(", ")})`;
+    const where = ` WHERE ${key} IN (${keys.join(", ")})${this.tenantGuard(first + rows * width)}`;
     const deletedAt = mapping.audit.deletedAt;
     if (this.softDeleteSql === undefined || deletedAt === undefined) return `DELETE FROM ${q(mapping.tableName)}${where}`;
     const bump = version !== undefined ? [`${q(version.columnName)} = ${q(version.columnName)} + 1`] : [];
@@ -220,29 +241,40 @@ export class EntityStatements {
     const keyColumns = version !== undefined ? `(${key}, ${q(version.columnName)})` : key;
     const deletedAt = mapping.audit.deletedAt;
     const guard = deletedAt !== undefined ? ` AND ${q(deletedAt.columnName)} IS NULL` : "";
-    return `UPDATE ${q(mapping.tableName)} SET ${sets.join(", ")} WHERE ${keyColumns} IN (${keys.join(", ")})${guard}`;
+    return `UPDATE ${q(mapping.tableName)} SET ${sets.join(", ")} WHERE ${keyColumns} IN (${keys.join(", ")})${guard}${this.tenantGuard(at)}`;
   }
 
   /** The SQL naming a column in a SELECT of this entity (qualified when the entity has joins). */
   readonly columnSql: (column: ColumnMapping) => string;
 
-  /** SELECT one row by primary key (with the entity's fixed WHERE and the soft-delete guard unless `includeDeleted`). */
-  selectById(id: number, includeDeleted = false): CompiledStatement {
+  /** ` AND <tenant> = <placeholder at>` of the scoped statements, "" otherwise. */
+  readonly tenantGuard: (at: number) => string;
+
+  /**
+   * SELECT one row by primary key (with the entity's fixed WHERE and the soft-delete guard unless `includeDeleted`,
+   * and, for scoped statements, the tenant's condition with `tenant`).
+   */
+  selectById(id: number, includeDeleted = false, tenant?: string): CompiledStatement {
     let cached = this.#byId.get(includeDeleted);
     if (cached === undefined) {
-      const where = this.#where([{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }], includeDeleted);
+      const where = this.#where([{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }], includeDeleted, "");
       cached = { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[] };
       this.#byId.set(includeDeleted, cached);
     }
-    // The id condition is rendered first, so its value is the first parameter; the fixed WHERE clause's follow.
+    // The id condition is rendered first, so its value is the first parameter; the fixed WHERE clause's follow,
+    // and the tenant's is the last.
     const parameters = cached.parameters.slice();
     parameters[0] = id;
+    if (this.tenantScoped) parameters[parameters.length - 1] = this.#tenantValue(tenant);
     return { sql: cached.sql, parameters };
   }
 
-  /** The WHERE clause of a filter (its conditions, the fixed WHERE clause, the soft-delete guard), rendered once. */
-  where(filter: Filter | undefined): RenderedWhere {
-    return this.#where(filter?.conditions ?? [], filter?.includeDeleted ?? false);
+  /**
+   * The WHERE clause of a filter (its conditions, the fixed WHERE clause, the soft-delete guard, the tenant's
+   * condition of scoped statements with `tenant`), rendered once.
+   */
+  where(filter: Filter | undefined, tenant?: string): RenderedWhere {
+    return this.#where(filter?.conditions ?? [], filter?.includeDeleted ?? false, tenant);
   }
 
   /** SELECT with a filter: conditions, order and page. */
@@ -275,13 +307,22 @@ export class EntityStatements {
     return { sql: `SELECT COUNT(*)${from}${where.sql}`, parameters: where.parameters.slice() };
   }
 
-  #where(conditions: readonly Condition[], includeDeleted: boolean): RenderedWhere {
+  #where(conditions: readonly Condition[], includeDeleted: boolean, tenant: string | undefined): RenderedWhere {
     const binding = new Binding(this.dialect);
     const parts = conditions.map((condition) => this.#render(condition, binding));
     if (this.mapping.whereClause !== undefined) parts.push(`(${binding.named(this.mapping.whereClause, this.#whereClause)})`);
     const deletedAt = this.mapping.audit.deletedAt;
     if (deletedAt !== undefined && !includeDeleted) parts.push(`${this.columnSql(deletedAt)} IS NULL`);
+    const tenantColumn = this.mapping.tenantColumn;
+    if (this.tenantScoped && tenantColumn !== undefined)
+      parts.push(`${this.columnSql(tenantColumn)} = ${binding.bind(this.#tenantValue(tenant))}`);
     return { sql: parts.length === 0 ? "" : ` WHERE ${parts.join(" AND ")}`, parameters: binding.parameters };
+  }
+
+  /** The tenant a scoped statement binds; none is a programming error of the caller, never a read of every tenant. */
+  #tenantValue(tenant: string | undefined): string {
+    if (tenant === undefined) throw new TenonError(SqlMessages.tenantMissing(this.mapping.name));
+    return tenant;
   }
 
   #render(condition: Condition, binding: Binding): string {
@@ -330,12 +371,23 @@ export class EntityStatements {
 }
 
 const cache = new WeakMap<EntityMapping, Map<Dialect, EntityStatements>>();
+const unscopedCache = new WeakMap<EntityMapping, Map<Dialect, EntityStatements>>();
 
-/** The statements of `mapping` on `dialect`, built once. */
+/** The statements of `mapping` on `dialect`, built once; scoped to one tenant when the entity has a `@TenantColumn`. */
 export function statementsOf(mapping: EntityMapping, dialect: Dialect): EntityStatements {
   let byDialect = cache.get(mapping);
   if (byDialect === undefined) cache.set(mapping, (byDialect = new Map()));
   let statements = byDialect.get(dialect);
   if (statements === undefined) byDialect.set(dialect, (statements = new EntityStatements(mapping, dialect)));
+  return statements;
+}
+
+/** The statements of `mapping` on `dialect` without the tenant's condition (the same as `statementsOf` for an entity without one). */
+export function unscopedStatementsOf(mapping: EntityMapping, dialect: Dialect): EntityStatements {
+  if (mapping.tenantColumn === undefined) return statementsOf(mapping, dialect);
+  let byDialect = unscopedCache.get(mapping);
+  if (byDialect === undefined) unscopedCache.set(mapping, (byDialect = new Map()));
+  let statements = byDialect.get(dialect);
+  if (statements === undefined) byDialect.set(dialect, (statements = new EntityStatements(mapping, dialect, false)));
   return statements;
 }

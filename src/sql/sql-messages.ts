@@ -1,4 +1,5 @@
 /** Every text of the SQL layer, in one place. */
 export const SqlMessages = {
   parameterWithoutValue: (name: string) => `The SQL parameter :${name} has no value.`,
+  tenantMissing: (entity: string) => `${entity} is scoped by tenant, and a scoped statement of it was built without a tenant.`,
 } as const;

@@ -48,7 +48,8 @@ test("a body cut short writes nothing, an answer abandoned midway breaks nothing
     const file = database.env.DEMO_DB_FILE;
     const direct = new BetterSqlite3(file);
     const insert = direct.prepare(
-      "INSERT INTO Companies (ID, Name, CreatedBy, UpdatedBy, DeletedBy, VersionID) VALUES (?, ?, '', '', '', 0)",
+      // Rows of the seed's tenant, the one the demo's users work for.
+      "INSERT INTO Companies (ID, TenantID, Name, CreatedBy, UpdatedBy, DeletedBy, VersionID) VALUES (?, 'north', ?, '', '', '', 0)",
     );
     direct.transaction(() => {
       for (let i = 0; i < 10_000; i++) insert.run(1_000_000 + i, `Bulk company ${i} ${"x".repeat(60)}`);

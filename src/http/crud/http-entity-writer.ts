@@ -291,8 +291,10 @@ export class HttpEntityWriter<T extends object> {
    * The change-tracking columns are left to the update statement. An absent id answers 404.
    */
   async #keepHiddenColumns(entity: T, id: number): Promise<void> {
+    // The tenant column is never in the UPDATE: it needs no stored value (and no read before the update).
     const hidden = this.#mapping.ownColumns.filter(
-      (column) => !isDeserialized(column) && column.auditRole === undefined && !column.isPrimaryKey && !column.isVersion,
+      (column) =>
+        !isDeserialized(column) && column.auditRole === undefined && !column.isPrimaryKey && !column.isVersion && !column.isTenant,
     );
     if (hidden.length === 0) return;
     const stored = await this.context.tryGet(this.entityClass, id);

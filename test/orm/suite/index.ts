@@ -16,6 +16,7 @@ import { softCascadeSuite } from "./soft-cascade.js";
 import { batchesSuite } from "./batches.js";
 import { mappingCoverageSuite } from "./mapping-coverage.js";
 import { keysetSuite } from "./keyset.js";
+import { tenantsSuite } from "./tenants.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -36,4 +37,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   batchesSuite,
   mappingCoverageSuite,
   keysetSuite,
+  tenantsSuite,
 ];
