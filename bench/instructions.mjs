@@ -1,0 +1,93 @@
+// Instructions per request with FIXED request counts: Tenon's contender runs under callgrind, gets `--warmup`
+// requests, then `--count` counted ones over 10 keep-alive connections. On a loaded machine a run takes longer
+// but divides by the same number of requests (bench/instructions-per-request.mjs counts for a fixed time,
+// which on a busy VM counted too few requests to mean anything). The environment reaches the server, so
+//   BENCH_METRICS=1 BENCH_TRACING=1 node bench/instructions.mjs --scenario S2
+// measures metrics and tracing on (docs/operations.md). Needs valgrind; run `npm run build` first.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
+import { sqliteDataset } from "./lib/dataset.mjs";
+
+const { values: o } = parseArgs({
+  options: {
+    scenario: { type: "string", default: "S2" },
+    warmup: { type: "string", default: "15000" },
+    count: { type: "string", default: "5000" },
+  },
+});
+const paths = { S1: "/api/health", S2: "/api/companies/42" };
+const target = paths[o.scenario];
+if (target === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${Object.keys(paths).join(" ")}`);
+const TMP = path.join(BENCH_DIR, "results", "tmp");
+fs.mkdirSync(TMP, { recursive: true });
+const data = sqliteDataset(TMP, 10000);
+const tenon = CONTENDERS.find((c) => c.id === "tenon");
+fs.mkdirSync(path.join(BENCH_DIR, "node_modules"), { recursive: true });
+tenon.prepare();
+
+/** Sends `n` GET requests over 10 keep-alive connections. */
+async function load(port, n) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+  let left = n;
+  const loop = async () => {
+    while (left-- > 0) {
+      await new Promise((resolve, reject) => {
+        http
+          .get({ host: "127.0.0.1", port, path: target, agent }, (res) => {
+            res.resume();
+            res.on("end", resolve);
+          })
+          .on("error", reject);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, loop));
+  agent.destroy();
+}
+
+const outFile = path.join(TMP, `callgrind-fixed-${process.pid}.out`);
+const server = spawn(
+  "valgrind",
+  [
+    "--tool=callgrind",
+    "--smc-check=all-non-file",
+    "--instr-atstart=no",
+    `--callgrind-out-file=${outFile}`,
+    process.execPath,
+    ...tenon.args,
+  ],
+  {
+    cwd: BENCH_DIR,
+    stdio: ["ignore", "pipe", "ignore"],
+    env: { ...process.env, NODE_ENV: "production", BENCH_DB: "sqlite", BENCH_SQLITE_PATH: data, BENCH_LOG: "", BENCH_ROUTES: "0" },
+  },
+);
+const port = await new Promise((resolve, reject) => {
+  let text = "";
+  server.stdout.on("data", (d) => {
+    text += d;
+    const m = /LISTENING (\d+)/.exec(text);
+    if (m) resolve(Number(m[1]));
+  });
+  server.on("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
+});
+await load(port, Number(o.warmup));
+execFileSync("callgrind_control", ["-i", "on", String(server.pid)], { stdio: "ignore" });
+await load(port, Number(o.count));
+execFileSync("callgrind_control", ["-i", "off", String(server.pid)], { stdio: "ignore" });
+server.kill("SIGTERM");
+await new Promise((resolve) => server.once("exit", resolve));
+let total = 0;
+for (const f of fs.readdirSync(TMP).filter((f) => f.startsWith(path.basename(outFile)))) {
+  const text = fs.readFileSync(path.join(TMP, f), "utf8");
+  total += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
+  fs.rmSync(path.join(TMP, f));
+}
+const loadAverage = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
+console.log(
+  `${o.scenario} Tenon: ${Math.round(total / Number(o.count)).toLocaleString("en")} instructions per request (${o.count} counted after ${o.warmup}; load ${loadAverage})`,
+);
