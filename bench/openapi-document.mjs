@@ -1,5 +1,5 @@
 // The OpenAPI document of a large application (issue 19): 500 entities, each with a generic controller of ten
-// routes (5,000 routes), built on the first request and then served from one cached text.
+// routes (5,000 routes), built on the first request and then served from one cached buffer.
 //
 //   npm run build && node bench/openapi-document.mjs [--entities 500] [--requests 200] [--rounds 5]
 //

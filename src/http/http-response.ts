@@ -3,7 +3,7 @@ import { HttpDefaults, HttpStatus } from "./http-messages.js";
 
 /**
  * The answer a handler builds (SPEC.md 2.4 TTHttpResponse). The server sends it after the handler
- * returns: `statusCode` (200 unless set), `content` as UTF-8 with a `Content-Length`, `contentType`
+ * returns: `statusCode` (200 unless set), `content` as UTF-8 (or the bytes of `setContentBytes`) with a `Content-Length`, `contentType`
  * (JSON by default when there is content), and the headers set with `setHeader`.
  *
  * When an error is answered instead, the headers and content type the handler set are dropped, and this
@@ -20,6 +20,7 @@ export class HttpResponse {
   /** The `Content-Encoding` of the body ('' when none). */
   contentEncoding = "";
   #content = "";
+  #contentBytes: Uint8Array | undefined;
   #contentAssigned = false;
   #headers: Map<string, HttpNameValue> | undefined;
 
@@ -29,7 +30,32 @@ export class HttpResponse {
   }
   set content(value: string) {
     this.#content = value;
+    this.#contentBytes = undefined;
     this.#contentAssigned = true;
+  }
+
+  /**
+   * The body as bytes, when the handler sent bytes (`setContentBytes`) rather than text; `content` is then ''.
+   * Public API (docs/openapi.md): a handler that answers the same large body to every request encodes it once.
+   */
+  get contentBytes(): Uint8Array | undefined {
+    return this.#contentBytes;
+  }
+
+  /**
+   * Sends `bytes` as the body, as they are (no encoding; `Content-Length` is their length). The array is not
+   * copied: the same cached bytes may be sent to many requests, so it must not change once sent. Assigning
+   * `content` afterwards replaces them.
+   */
+  setContentBytes(bytes: Uint8Array): void {
+    this.#content = "";
+    this.#contentBytes = bytes;
+    this.#contentAssigned = true;
+  }
+
+  /** The length in bytes of the body (`content` as UTF-8, or `contentBytes`). */
+  get contentLength(): number {
+    return this.#contentBytes === undefined ? Buffer.byteLength(this.#content) : this.#contentBytes.byteLength;
   }
 
   /** True once `content` was assigned (a handler's return value is then not serialized). */
@@ -71,6 +97,7 @@ export class HttpResponse {
     this.contentType = contentType;
     this.contentEncoding = "";
     this.#content = content;
+    this.#contentBytes = undefined;
     this.#contentAssigned = true;
   }
 }

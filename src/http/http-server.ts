@@ -89,6 +89,7 @@ export class HttpServer<C> {
   #balancer: BalancerState | undefined;
   #openApiOptions: OpenApiOptions = {};
   #openApiText: string | undefined;
+  #openApiBytes: Uint8Array | undefined;
   #metrics: Required<HttpMetricsOptions> | undefined;
   #metricsPort = 0;
   #operations: OperationsObserver | undefined;
@@ -415,18 +416,26 @@ export class HttpServer<C> {
 
   /**
    * Serves the OpenAPI document at `GET <base><path>` (default `/openapi.json`), anonymous, from one cached
-   * text built on the first request. Register it before `start()`.
+   * buffer (the UTF-8 text with its length) built on the first request. Register it before `start()`.
    */
   serveOpenApi(path = "/openapi.json", options?: OpenApiOptions): void {
     if (options !== undefined) this.#openApiOptions = { ...options };
     this.registerController(
-      openApiController<C>(() => this.#openApiDocumentText()),
+      openApiController<C>(() => this.#openApiDocumentBytes()),
       path,
     );
   }
 
+  /** The served document: its text encoded once as UTF-8, kept until the text is rebuilt. */
+  #openApiDocumentBytes(): Uint8Array {
+    const text = this.#openApiDocumentText();
+    if (this.#openApiBytes === undefined) this.#openApiBytes = Buffer.from(text, "utf8");
+    return this.#openApiBytes;
+  }
+
   #openApiDocumentText(): string {
     if (this.#openApiText === undefined) {
+      this.#openApiBytes = undefined;
       const routes: DocumentedRoute[] = [];
       const balancer: BalancerState = { readiness: undefined, readinessTimeout: 0, draining: false };
       for (const resolved of this.#resolvedRoutes(this.#balancerRoutes ? balancer : undefined)) {
@@ -436,6 +445,9 @@ export class HttpServer<C> {
           params: resolved.target.params,
           areas: resolved.target.areas,
           requiresAuthentication: resolved.target.requiresAuthentication,
+          rateLimited: this.#rateLimits.some(
+            (limit) => limit.route === undefined || limit.route === `${resolved.verb.method} ${resolved.pattern}`,
+          ),
         });
       }
       const authentication = this.#authentication;

@@ -19,6 +19,8 @@ export interface HttpRouteFacts {
   readonly areas: readonly string[];
   /** The status of a success that the route's description declares (default 200). */
   readonly successStatus: number;
+  /** Whether a rate limit of the server (`HttpServer.addRateLimit`) can apply to the route. */
+  readonly rateLimited: boolean;
 }
 
 /**
@@ -74,7 +76,7 @@ export const HttpStatusCatalogue: { readonly [N in HttpStatusName]: HttpStatusEn
   expectationFailed: entry("expectationFailed", "error", takesBody),
   unprocessableEntity: entry("unprocessableEntity", "validation", takesBody),
   preconditionRequired: entry("preconditionRequired", "error", conditionalWrite),
-  tooManyRequests: entry("tooManyRequests", "error", always, ["Retry-After", "RateLimit-Policy", "RateLimit"]),
+  tooManyRequests: entry("tooManyRequests", "error", (route) => route.rateLimited, ["Retry-After", "RateLimit-Policy", "RateLimit"]),
   headersTooLarge: entry("headersTooLarge", "error", always),
   internalServerError: entry("internalServerError", "serverError", always),
   serviceUnavailable: entry("serviceUnavailable", "error", always, ["Retry-After"]),

@@ -63,17 +63,18 @@ export function writeResponse(
   closeConnection: boolean,
   requestId: string,
 ): void {
-  const content = response.content;
+  const bytes = response.contentBytes;
+  const content = bytes ?? response.content;
   const headers: Record<string, string | number> = {};
   response.copyHeadersTo(headers);
   if (HttpResponse.serverHeader !== "") headers.server = HttpResponse.serverHeader;
   headers["x-request-id"] = requestId;
   if (cors.allowOrigin !== "") addCorsHeaders(headers, cors, res.req, false);
-  if (content !== "") headers["content-type"] = response.contentType === "" ? HttpDefaults.jsonContentType : response.contentType;
+  if (content.length > 0) headers["content-type"] = response.contentType === "" ? HttpDefaults.jsonContentType : response.contentType;
   else if (response.contentType !== "") headers["content-type"] = response.contentType;
   if (response.contentEncoding !== "") headers["content-encoding"] = response.contentEncoding;
   // A 304 has no content, and a Content-Length there would claim the length of the 200 (RFC 9110 8.6).
-  if (response.statusCode !== HttpStatus.notModified) headers["content-length"] = Buffer.byteLength(content);
+  if (response.statusCode !== HttpStatus.notModified) headers["content-length"] = response.contentLength;
   if (closeConnection) headers.connection = "close";
   res.writeHead(response.statusCode, headers);
   res.end(content);

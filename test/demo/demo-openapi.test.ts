@@ -242,7 +242,13 @@ describe("the demo's OpenAPI document", () => {
             response.$ref.split("/").at(-1) ?? ""
           ]
         : response
-    ) as { content?: unknown };
+    ) as { content?: unknown; headers?: Record<string, unknown> };
+    // The ETag of a versioned entity's answer (GET one, find, PUT, PATCH) is documented where it is answered.
+    if (answer.status === 200) {
+      const documented = resolved.headers?.ETag !== undefined;
+      if (answer.headers.etag !== undefined) assert.ok(documented, `${method} ${path} documents the ETag it answers`);
+      else if (method === "get") assert.ok(!documented, `${method} ${path} documents an ETag it does not answer`);
+    }
     if (resolved.content === undefined) {
       assert.equal(answer.text, "", `${method} ${path} ${answer.status} has no body`);
       return;
@@ -309,6 +315,21 @@ describe("the demo's OpenAPI document", () => {
     assert.equal(schemas.OrderEntityOnly.properties.company, undefined);
     assert.ok(schemas.OrderWithDetails.required.includes("lines"));
     assert.equal(schemas.OrderWithRelations.properties.lines, undefined);
+    type Responses = Record<string, { headers?: Record<string, unknown> }>;
+    const etagOf = (path: string, method: string): unknown => (document.paths[path][method].responses as Responses)["200"].headers?.ETag;
+    for (const [path, method] of [
+      ["/api/orders/{id}", "get"],
+      ["/api/orders/find/{id}", "get"],
+      ["/api/orders", "put"],
+      ["/api/orders/{id}", "patch"],
+    ])
+      assert.ok(etagOf(path, method) !== undefined, `${method} ${path} documents its ETag`);
+    for (const [path, method] of [
+      ["/api/orders", "get"],
+      ["/api/orders/select", "post"],
+      ["/api/employee-directory/{id}", "get"],
+    ])
+      assert.equal(etagOf(path, method), undefined, `${method} ${path} answers no ETag`);
     const found = await ask(demo.port, "/api/orders/find/1", { headers: auth });
     assert.deepEqual(
       Object.keys(found.json as object).filter((key) => !(key in schemas.OrderEntityOnly.properties)),

@@ -50,10 +50,13 @@ export function entityRouteDescriptions(
   const withDetails = schemaRef(presets.withDetails);
   const entityOnly = schemaRef(presets.entityOnly);
   const tags = [entity];
+  const version = EntityMapping.of(entityClass).versionColumn;
+  // The generic reader and writer answer the entity's ETag when it has a version column.
+  const etag = version !== undefined;
   const operations: Record<string, HttpOperationDescription> = {
     selectAll: { tags, summary: `Every ${entity} up to the page ceiling.`, responseBody: page },
-    get: { tags, summary: `One ${entity}, with details.`, parameterNames: ["id"], responseBody: withDetails },
-    find: { tags, summary: `One ${entity}, entity only.`, parameterNames: ["id"], responseBody: entityOnly },
+    get: { tags, summary: `One ${entity}, with details.`, parameterNames: ["id"], responseBody: withDetails, etag },
+    find: { tags, summary: `One ${entity}, entity only.`, parameterNames: ["id"], responseBody: entityOnly, etag },
     metadata: {
       tags,
       summary: `The metadata of ${entity}.`,
@@ -67,11 +70,10 @@ export function entityRouteDescriptions(
     },
   };
   if (write) {
-    const version = EntityMapping.of(entityClass).versionColumn;
     const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)}, or the tag of If-Match, must be current)`;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: entityOnly };
     operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: input, responseBody: withDetails };
-    operations.update = { tags, summary: `Updates one ${entity}${current}.`, requestBody: input, responseBody: withDetails };
+    operations.update = { tags, summary: `Updates one ${entity}${current}.`, requestBody: input, responseBody: withDetails, etag };
     operations.bulk = {
       tags,
       summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
@@ -103,6 +105,7 @@ export function entityRouteDescriptions(
       // The version may come from If-Match instead of the body: no member is required.
       requestBody: { type: "object" },
       responseBody: withDetails,
+      etag,
     };
     operations.delete = {
       tags,

@@ -55,6 +55,8 @@ export interface LoggedResponse {
   readonly statusCode: number;
   /** The body sent. */
   readonly content: string;
+  /** The body sent as bytes (`HttpResponse.setContentBytes`): its length is logged, never its content. */
+  readonly contentBytes?: Uint8Array | undefined;
   /** The Content-Type sent. */
   readonly contentType?: string | undefined;
   /** The Content-Encoding sent. */
@@ -176,9 +178,11 @@ export function buildLogResponse<Req extends LoggedRequest>(
   redactor: RedactContent<Req> | undefined,
 ): HttpLogResponse {
   const text = response.content ?? "";
-  const contentLength = Buffer.byteLength(text, "utf8");
+  const bytes = response.contentBytes;
+  const contentLength = bytes === undefined ? Buffer.byteLength(text, "utf8") : bytes.byteLength;
   let content: string | undefined = "";
-  if (contentLength > 0) content = parameters.canLogContent(contentLength) ? redactContent(redactor, request, text) : undefined;
+  if (bytes !== undefined && contentLength > 0) content = undefined;
+  else if (contentLength > 0) content = parameters.canLogContent(contentLength) ? redactContent(redactor, request, text) : undefined;
   return new HttpLogResponse({
     time: Date.now(),
     requestId: request.requestId,

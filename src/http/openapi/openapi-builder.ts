@@ -21,6 +21,8 @@ export interface DocumentedRoute {
   readonly params: "int32" | "string";
   readonly areas: readonly string[];
   readonly requiresAuthentication: boolean;
+  /** Whether a rate limit of the server can apply to the route (429 is then one of its answers). */
+  readonly rateLimited: boolean;
 }
 
 /** The security scheme of the registered authentication, or undefined when the server has none. @internal */
@@ -177,7 +179,7 @@ class StandardAnswers {
 
   /** The answers of a route, in status order: a `$ref` for each standard answer, `route` for the success. */
   of(facts: HttpRouteFacts, extra: readonly number[] | undefined): readonly (readonly [string, unknown])[] {
-    const key = `${facts.method}|${facts.placeholders}|${facts.requiresAuthentication}|${facts.areas.length > 0}|${facts.successStatus}|${extra ?? ""}`;
+    const key = `${facts.method}|${facts.placeholders}|${facts.requiresAuthentication}|${facts.areas.length > 0}|${facts.successStatus}|${facts.rateLimited}|${extra ?? ""}`;
     let answers = this.#byKind.get(key);
     if (answers === undefined) {
       const list: (readonly [string, unknown])[] = [];
@@ -198,6 +200,9 @@ class StandardAnswers {
   }
 }
 
+/** The `ETag` header of a versioned entity's success answer, shared by every operation that gives it. */
+const etagHeader = { ETag: { description: headerDescriptions.ETag, schema: { type: "string" } } };
+
 function buildOperation(
   route: DocumentedRoute,
   described: HttpOperationDescription | undefined,
@@ -211,11 +216,16 @@ function buildOperation(
     requiresAuthentication: route.requiresAuthentication,
     areas: route.areas,
     successStatus: described?.status ?? HttpStatusCatalogue.ok.status,
+    rateLimited: route.rateLimited,
   };
   const responses: Record<string, unknown> = {};
   const success = { [jsonMedia]: { schema: described?.responseBody ?? {} } };
+  const successHeaders = described?.etag === true ? etagHeader : undefined;
   for (const [status, answer] of standard.of(facts, described?.answers)) {
-    responses[status] = typeof answer === "string" ? { description: answer, content: success } : answer;
+    responses[status] =
+      typeof answer === "string"
+        ? { description: answer, ...(successHeaders !== undefined ? { headers: successHeaders } : {}), content: success }
+        : answer;
   }
   const notes: string[] = [];
   if (route.areas.length > 0) notes.push(OpenApiMessages.areas(route.areas));

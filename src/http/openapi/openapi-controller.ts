@@ -4,16 +4,16 @@ import { AuthorizationType, Get, HttpAuthorizationType } from "../routing/route-
 
 /**
  * The controller that serves the OpenAPI document, anonymous whatever the server's authentication (a client
- * generator or a reference page sends no credentials). `documentText` builds the document on the first
- * request and answers the same cached text from then on. @internal
+ * generator or a reference page sends no credentials). `documentBytes` builds the document on the first
+ * request and answers the same cached UTF-8 bytes from then on (no encoding per request). @internal
  */
-export function openApiController<C>(documentText: () => string): HttpControllerClass<C> {
+export function openApiController<C>(documentBytes: () => Uint8Array): HttpControllerClass<C> {
   class OpenApiController extends HttpController<C> {
     @Get()
     @AuthorizationType(HttpAuthorizationType.None)
     openApi(): void {
       this.response.contentType = HttpDefaults.jsonContentType;
-      this.response.content = documentText();
+      this.response.setContentBytes(documentBytes());
     }
   }
   return OpenApiController;

@@ -23,6 +23,8 @@ export interface HttpOperationDescription {
   readonly responseBody?: JsonSchema;
   /** The status of a success: 200 (the default) or 201. */
   readonly status?: 200 | 201;
+  /** The success answer carries the entity's `ETag` header (the generic controllers of a versioned entity). */
+  readonly etag?: boolean;
   /** Statuses of the catalogue the handler answers by itself besides those its route gives anyway. */
   readonly answers?: readonly number[];
 }

@@ -191,7 +191,7 @@ export class MetricsRecorder implements StatementObserver {
     }
     series.latency.observe(seconds);
     series.bytesIn += request.body.length;
-    series.bytesOut += Buffer.byteLength(response.content);
+    series.bytesOut += response.contentLength;
   }
 
   /** @inheritdoc */

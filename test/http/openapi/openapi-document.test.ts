@@ -108,7 +108,7 @@ describe("the OpenAPI document of the HTTP core", () => {
     assert.match(document.paths["/v1/things"].post.description ?? "", /write/);
   });
 
-  test("each route lists the standard answers it can give, from the server's status catalogue", () => {
+  test("each route lists the standard answers it can give, from the server's status catalogue (no 429 without a rate limit)", () => {
     const document = server(true).openApi() as unknown as Document;
     const statuses = (path: string, method: string): string[] => Object.keys(document.paths[path][method].responses).sort();
     assert.deepEqual(statuses("/v1/things", "post"), [
@@ -122,7 +122,6 @@ describe("the OpenAPI document of the HTTP core", () => {
       "413",
       "417",
       "422",
-      "429",
       "431",
       "500",
       "503",
@@ -137,7 +136,6 @@ describe("the OpenAPI document of the HTTP core", () => {
       "409",
       "412",
       "428",
-      "429",
       "431",
       "500",
       "503",
@@ -150,12 +148,11 @@ describe("the OpenAPI document of the HTTP core", () => {
       "404",
       "405",
       "408",
-      "429",
       "431",
       "500",
       "503",
     ]);
-    assert.deepEqual(statuses("/v1/files/{path}", "get"), ["200", "400", "405", "408", "429", "431", "500", "503"]);
+    assert.deepEqual(statuses("/v1/files/{path}", "get"), ["200", "400", "405", "408", "431", "500", "503"]);
     const described = Object.keys(document.components.responses).map((name) => Number(name.replace(/^\D+/, "")));
     const served = Object.values(HttpStatus).filter((status) => status >= 300);
     assert.deepEqual(described.sort(), [...served].sort());
@@ -175,18 +172,75 @@ describe("the OpenAPI document of the HTTP core", () => {
     assert.equal(document.paths["/v1/files/{path}"].get.responses["401"], undefined);
   });
 
-  test("serveOpenApi answers the document anonymously, the same text on every request", async () => {
+  test("429 is listed where a rate limit can apply: every route under a global limit, one route under its own", async () => {
+    const limited = (route: string | undefined): Document => {
+      const s = server(true);
+      s.addRateLimit({ name: "limited", limit: 1, windowSeconds: 60, by: "ip", route });
+      return s.openApi() as unknown as Document;
+    };
+    const has429 = (document: Document, path: string, method: string): boolean =>
+      document.paths[path][method].responses["429"] !== undefined;
+    const everywhere = limited(undefined);
+    for (const [path, methods] of Object.entries(everywhere.paths))
+      for (const method of Object.keys(methods)) assert.ok(has429(everywhere, path, method), `${method} ${path} lists 429`);
+    const one = limited("POST /v1/things");
+    assert.equal(has429(one, "/v1/things", "post"), true);
+    assert.equal(has429(one, "/v1/things/{param1}", "delete"), false);
+    assert.equal(has429(one, "/v1/files/{path}", "get"), false);
+    const result = await new Validator().validate(structuredClone(one) as never);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+  });
+
+  test("a route under a rate limit answers the 429 the served document lists for it; the others list none", async () => {
+    const running = await started(Ctx, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(FileController);
+      s.addRateLimit({ name: "files", limit: 1, windowSeconds: 60, by: "ip", route: "GET /files/*" });
+      s.serveOpenApi();
+    });
+    try {
+      const document = (await ask(running.port, "/openapi.json")).json as Document;
+      assert.deepEqual(Object.keys(document.paths["/files/{path}"].get.responses).sort(), [
+        "200",
+        "400",
+        "405",
+        "408",
+        "429",
+        "431",
+        "500",
+        "503",
+      ]);
+      assert.equal(document.paths["/openapi.json"].get.responses["429"], undefined);
+      assert.equal((await ask(running.port, "/files/a")).status, 200);
+      const refused = await ask(running.port, "/files/a");
+      assert.equal(refused.status, 429);
+      assert.ok(refused.headers["retry-after"] !== undefined);
+      assert.equal((await ask(running.port, "/openapi.json")).status, 200);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  test("serveOpenApi answers the document anonymously, the same bytes on every request with their length", async () => {
     const running = await started(Ctx, (s) => {
       s.registerAuthentication(Basic);
       s.registerController(ThingController);
-      s.serveOpenApi();
+      s.serveOpenApi("/openapi.json", { title: "Choses à décrire — été", version: "1.0.0" });
     });
     try {
       const first = await ask(running.port, "/openapi.json");
       const second = await ask(running.port, "/openapi.json");
       assert.equal(first.status, 200);
       assert.equal(first.text, second.text);
-      assert.ok((first.json as Document).paths["/openapi.json"].get.security !== undefined);
+      assert.match(String(first.headers["content-type"]), /^application\/json; charset=utf-8$/);
+      assert.equal(Number(first.headers["content-length"]), Buffer.byteLength(first.text));
+      assert.ok(Buffer.byteLength(first.text) > first.text.length, "the document has characters of more than one byte");
+      assert.deepEqual(first.json, running.openApi());
+      const head = await ask(running.port, "/openapi.json", { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers["content-length"], first.headers["content-length"]);
+      assert.equal(head.text, "");
+      assert.ok((first.json as unknown as Document).paths["/openapi.json"].get.security !== undefined);
       assert.equal((await ask(running.port, "/things")).status, 401);
     } finally {
       await running.stop();
