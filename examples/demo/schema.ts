@@ -1,4 +1,5 @@
 import { type Context, type EntityClass, EntityMapping, Schema, type SchemaOptions } from "tenon";
+import { demoTenants } from "./authentication.js";
 import { Company, Employee, EmployeeDirectory, Order, OrderLine } from "./entities.js";
 
 /** The demo's entities, parents before children: the schema tool writes their tables, sequences and keys. */
@@ -60,6 +61,13 @@ export async function ensureDemoSchema(context: Context, reset: boolean): Promis
   if (database.dialect.name === "sqlite") {
     if (created) await context.execute(`PRAGMA user_version = ${sqliteMoneyInCents}`);
     else await convertSqliteMoney(context);
+  }
+  // A demo database of an earlier Tenon has no tenants: its rows become the seed's tenant's, as if seeded now.
+  for (const difference of applied.differences) {
+    if (difference.kind === "missingColumn" && difference.column?.toLowerCase() === "tenantid")
+      await context.execute(`UPDATE ${q(difference.table)} SET ${q("TenantID")} = :tenant WHERE ${q("TenantID")} IS NULL`, {
+        tenant: demoTenants.seeded,
+      });
   }
   return created;
 }

@@ -37,6 +37,7 @@ test("a demo database whose money is NUMERIC is converted to cents once, and rea
         assert.equal((await context.get(Company, 2)).creditLimit, null);
         assert.equal((await context.get(Order, 1)).total, "31.74");
         assert.equal((await context.get(Order, 2)).total, "12.00", `start ${start + 1}: converted once only`);
+        assert.equal((await context.get(Company, 1)).tenantId, "north", "the rows of a database without tenants are the seed's tenant's");
       } finally {
         await database.close();
       }
