@@ -163,7 +163,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
    * POST {base}/bulk: inserts, updates and deletes the items of the body in one transaction
    * (`HttpEntityWriter.bulk`); once per `Idempotency-Key` when one is sent.
    */
-  @Post("bulk")
+  @Post("bulk", { areasOf: ["insert", "update", "delete"] })
   bulk(): Promise<HttpEntityBulkResult> {
     const writer = this.createWriter();
     const key = HttpIdempotencyKey.of(this.request);
@@ -181,7 +181,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
    * PATCH {base}/{id}: a JSON Merge Patch (RFC 7396) of the entity, which must carry its version; answers
    * the entity reloaded. The id of the address wins: a different id in the body answers 400.
    */
-  @Patch("?")
+  @Patch("?", { areasOf: ["update"] })
   patch(id: number): Promise<unknown> {
     const body = this.request.jsonContent;
     return this.#conditionalWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body);

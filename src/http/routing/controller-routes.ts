@@ -18,6 +18,7 @@ interface Collected {
   verbs: DeclaredVerb[] | undefined;
   areas: string[];
   authorization: HttpAuthorizationType | undefined;
+  areasOf: readonly string[] | undefined;
 }
 
 /** The `@Uri` of the class or of its nearest ancestor that has one. @internal */
@@ -31,7 +32,8 @@ export function controllerUriOf(controller: Function): string | undefined {
 
 /**
  * The routes of a controller class. A method overriding a decorated one keeps its routes unless it declares
- * its own, inherits its areas (SPEC.md 4.1 rule 7) and its authorization type unless it states one.
+ * its own, inherits its areas (SPEC.md 4.1 rule 7) and its authorization type unless it states one. A
+ * method with no area of its own takes those of the methods its `areasOf` option names.
  * @internal
  */
 export function controllerRoutesOf(controller: Function): ControllerRoute[] {
@@ -57,23 +59,36 @@ export function controllerRoutesOf(controller: Function): ControllerRoute[] {
       const declaration = methodDeclarationOf(value);
       let collected = byName.get(name);
       if (collected === undefined) {
-        collected = { handler: value as (...args: unknown[]) => unknown, verbs: undefined, areas: [], authorization: undefined };
+        collected = {
+          handler: value as (...args: unknown[]) => unknown,
+          verbs: undefined,
+          areas: [],
+          authorization: undefined,
+          areasOf: undefined,
+        };
         byName.set(name, collected);
       }
       if (declaration === undefined) continue;
       if (collected.verbs === undefined && declaration.verbs.length > 0) collected.verbs = declaration.verbs;
       collected.areas.push(...declaration.areas);
       collected.authorization ??= declaration.authorization;
+      collected.areasOf ??= declaration.areasOf;
     }
   }
 
   const routes: ControllerRoute[] = [];
   for (const [methodName, collected] of byName) {
     if (collected.verbs === undefined) continue;
-    const areas = [...new Set([...classAreas, ...collected.areas])];
+    const own = collected.areas.length > 0 || collected.areasOf === undefined ? collected.areas : borrowedAreas(byName, collected.areasOf);
+    const areas = [...new Set([...classAreas, ...own])];
     for (const verb of collected.verbs) {
       routes.push({ methodName, handler: collected.handler, verb, areas, authorization: collected.authorization ?? classAuthorization });
     }
   }
   return routes;
+}
+
+/** The areas declared on the named methods (with their overrides), for a route that borrows them. */
+function borrowedAreas(byName: ReadonlyMap<string, Collected>, names: readonly string[]): string[] {
+  return names.flatMap((name) => byName.get(name)?.areas ?? []);
 }

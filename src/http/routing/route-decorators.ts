@@ -20,6 +20,13 @@ export type HttpRouteMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export interface HttpRouteOptions {
   /** How placeholder segments are converted: `"int32"` (default) or `"string"`. */
   readonly params?: "int32" | "string";
+  /**
+   * Methods of the same controller whose areas this route takes when neither this method nor an override
+   * of it declares an `@Area` of its own: a route that a base class adds beside others (PATCH beside PUT,
+   * a bulk route beside the single writes) is then never guarded less than they are in a subclass that
+   * guards only them. Areas of the class apply as always.
+   */
+  readonly areasOf?: readonly string[];
 }
 
 /** One `@Get`/`@Post`/`@Put`/`@Patch`/`@Delete` on a method. */
@@ -35,6 +42,8 @@ export interface MethodDeclaration {
   readonly verbs: DeclaredVerb[];
   readonly areas: string[];
   authorization: HttpAuthorizationType | undefined;
+  /** The methods whose areas the routes take when no `@Area` of their own is declared (`HttpRouteOptions.areasOf`). */
+  areasOf: readonly string[] | undefined;
 }
 
 /** What the decorators recorded on one class. @internal */
@@ -82,7 +91,7 @@ function declarationOfMethod(value: object, context: MethodContextFacts): Method
   }
   let declaration = methodDeclarations.get(value);
   if (declaration === undefined) {
-    declaration = { name: context.name, verbs: [], areas: [], authorization: undefined };
+    declaration = { name: context.name, verbs: [], areas: [], authorization: undefined, areasOf: undefined };
     methodDeclarations.set(value, declaration);
   }
   return declaration;
@@ -99,7 +108,9 @@ function declarationOfClass(value: object): ClassDeclaration {
 
 function verb(method: HttpRouteMethod, path: string | undefined, options: HttpRouteOptions | undefined): HttpMethodDecorator {
   return (value, context) => {
-    declarationOfMethod(value, context).verbs.push({ method, path: path ?? "", params: options?.params ?? "int32" });
+    const declaration = declarationOfMethod(value, context);
+    declaration.verbs.push({ method, path: path ?? "", params: options?.params ?? "int32" });
+    if (options?.areasOf !== undefined) declaration.areasOf = [...(declaration.areasOf ?? []), ...options.areasOf];
   };
 }
 

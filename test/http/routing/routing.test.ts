@@ -7,7 +7,17 @@ import type { HttpRequest } from "../../../src/http/http-request.js";
 import type { HttpServer } from "../../../src/http/http-server.js";
 import { HttpServer as Server } from "../../../src/http/http-server.js";
 import { HttpUser } from "../../../src/http/http-user.js";
-import { Area, AuthorizationType, Delete, Get, HttpAuthorizationType, Post, Put, Uri } from "../../../src/http/routing/route-decorators.js";
+import {
+  Area,
+  AuthorizationType,
+  Delete,
+  Get,
+  HttpAuthorizationType,
+  Patch,
+  Post,
+  Put,
+  Uri,
+} from "../../../src/http/routing/route-decorators.js";
 import { ask, raw, started, statusesOf } from "../http-test-client.js";
 
 class Ctx {}
@@ -99,6 +109,52 @@ class AdminController extends BaseAdminController {
   }
 }
 
+/** A base class adding routes beside others, as HttpEntityController adds PATCH and bulk beside the single writes. */
+class BaseWritesController extends HttpController<Ctx> {
+  @Post()
+  insert(): unknown {
+    return "insert";
+  }
+  @Put()
+  update(): unknown {
+    return "update";
+  }
+  @Delete("?")
+  delete(id: number): unknown {
+    return `delete ${id}`;
+  }
+  @Patch("?", { areasOf: ["update"] })
+  patch(id: number): unknown {
+    return `patch ${id}`;
+  }
+  @Post("bulk", { areasOf: ["insert", "update", "delete"] })
+  bulk(): unknown {
+    return "bulk";
+  }
+}
+
+/** Guards only the single writes: PATCH and bulk borrow their areas. */
+@Uri("/guarded")
+class GuardedWritesController extends BaseWritesController {
+  @Area("write") override insert(): unknown {
+    return super.insert();
+  }
+  @Area("write") override update(): unknown {
+    return super.update();
+  }
+  @Area("remove") override delete(id: number): unknown {
+    return super.delete(id);
+  }
+}
+
+/** An area of PATCH's own replaces the borrowed ones. */
+@Uri("/patchers")
+class PatcherController extends GuardedWritesController {
+  @Area("patcher") override patch(id: number): unknown {
+    return super.patch(id);
+  }
+}
+
 @Uri("/files")
 class FilesController extends HttpController<Ctx> {
   @Get("*")
@@ -121,6 +177,8 @@ describe("routing over a real socket", () => {
       s.registerController(MixedController);
       s.registerController(AdminController);
       s.registerController(FilesController, "/static");
+      s.registerController(GuardedWritesController);
+      s.registerController(PatcherController);
     });
     port = server.port;
   });
@@ -229,6 +287,17 @@ describe("routing over a real socket", () => {
     const allowed = await ask(port, "/api/admin/report", { headers: { authorization: "User root admin" } });
     assert.equal(allowed.json, "override report");
     assert.equal((await ask(port, "/api/admin/plain", { headers: user })).json, "plain");
+  });
+
+  test("a route with areasOf and no area of its own is guarded by the areas of the methods it names", async () => {
+    const as = (who: string) => ({ headers: { authorization: `User ${who}` } });
+    assert.equal((await ask(port, "/api/guarded/3", { method: "PATCH", ...as("alice") })).status, 403);
+    assert.equal((await ask(port, "/api/guarded/3", { method: "PATCH", ...as("wendy write") })).json, "patch 3");
+    assert.equal((await ask(port, "/api/guarded/bulk", { method: "POST", ...as("wendy write") })).status, 403);
+    assert.equal((await ask(port, "/api/guarded/bulk", { method: "POST", ...as("rita remove") })).status, 403);
+    assert.equal((await ask(port, "/api/guarded/bulk", { method: "POST", ...as("both write remove") })).json, "bulk");
+    assert.equal((await ask(port, "/api/patchers/3", { method: "PATCH", ...as("wendy write") })).status, 403);
+    assert.equal((await ask(port, "/api/patchers/3", { method: "PATCH", ...as("pat patcher") })).json, "patch 3");
   });
 
   test("%2F in a request path does not create a segment", async () => {
