@@ -8,7 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startDemo } from "../demo/demo-process.js";
-import { type LoadRow, reconcile } from "../support/reconcile.js";
+import { reportUnreachable } from "../orm/engine-availability.js";
+import { type LoadRow, loadRowsOf, reconcile } from "../support/reconcile.js";
+import type { ScratchDatabase, ScratchOptions } from "../support/scratch-database.js";
+import type { ThrowawayServer } from "../support/throwaway-server.js";
 import { demoToken, type LoggedWrite, runWriteLoad } from "../support/write-load.js";
 
 /** A throwaway server the suite may stop and start, with a database for the demo on it. */
@@ -138,5 +141,47 @@ export function defineDatabaseRestartFaults(
         rmSync(directory, { recursive: true, force: true });
       }
     });
+  });
+}
+
+/** One engine's throwaway server and scratch database, as its restart test needs them. */
+export interface ThrowawayEngineFaults {
+  readonly name: string;
+  /** Why the throwaway server cannot run here, or undefined. */
+  unavailable(): Promise<string | undefined>;
+  start(): Promise<ThrowawayServer>;
+  createScratch(server: string, options: ScratchOptions): Promise<ScratchDatabase>;
+}
+
+/**
+ * Defines the restart test of one engine on a throwaway server of its own (reported unreachable when that
+ * cannot run), its rows read on a fresh connection after the restart.
+ */
+export async function defineThrowawayRestartFaults(engine: ThrowawayEngineFaults): Promise<void> {
+  const reason = await engine.unavailable();
+  if (reason !== undefined) {
+    reportUnreachable(engine.name, reason, "database restart faults");
+    return;
+  }
+  defineDatabaseRestartFaults(engine.name, async () => {
+    const server = await engine.start();
+    // Read after the restart on a fresh connection (the first one would be gone with the server).
+    const scratch = await engine.createScratch(server.url, { prefix: "tenon_faults", retry: true });
+    return {
+      name: engine.name,
+      url: scratch.url,
+      stop: () => server.stop("fast"),
+      start: () => server.start(),
+      rows: async (sql) => loadRowsOf(await scratch.rows(sql)),
+      async close() {
+        // The test's own connection ends before the server goes: an idle connection cut by the server is an
+        // uncaught error in the MariaDB driver.
+        try {
+          await scratch.close();
+        } finally {
+          await server.close();
+        }
+      },
+    };
   });
 }
