@@ -7,10 +7,10 @@
 // other rows than the counted ones), S6 (S2 with logging to a file), S7-10, S7-10000. The server runs about
 // 50x slower under valgrind, so the warm-up is long; 10 connections. Needs valgrind (Debian's package) and
 // wrk, or autocannon from bench/'s dependencies (the load generator's own work is not counted).
-import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { countUnderCallgrind } from "./lib/callgrind.mjs";
 import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
 import { copySqlite, sqliteDataset } from "./lib/dataset.mjs";
 import { pickLoader, runLoad } from "./lib/load.mjs";
@@ -44,56 +44,30 @@ for (const id of o.contenders.split(",")) {
   contender.prepare?.();
   const outFile = path.join(TMP, `callgrind-${id}-${process.pid}.out`);
   const data = scenario.write ? copySqlite(pristine, path.join(TMP, `instructions-${id}-${process.pid}.sqlite`)) : pristine;
-  const server = spawn(
-    "valgrind",
-    [
-      "--tool=callgrind",
-      "--smc-check=all-non-file",
-      "--instr-atstart=no",
-      `--callgrind-out-file=${outFile}`,
-      process.execPath,
-      ...contender.args,
-    ],
-    {
-      cwd: BENCH_DIR,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        BENCH_DB: "sqlite",
-        BENCH_SQLITE_PATH: data,
-        BENCH_LOG: "",
-        BENCH_LOG_FILE: path.join(TMP, `instructions-${id}.log`),
-        BENCH_ROUTES: "0",
-        ...scenario.env,
-      },
+  const {
+    warmed,
+    counted: requests,
+    instructions,
+  } = await countUnderCallgrind({
+    args: contender.args,
+    cwd: BENCH_DIR,
+    stderr: "pipe",
+    label: id,
+    outFile,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      BENCH_DB: "sqlite",
+      BENCH_SQLITE_PATH: data,
+      BENCH_LOG: "",
+      BENCH_LOG_FILE: path.join(TMP, `instructions-${id}.log`),
+      BENCH_ROUTES: "0",
+      ...scenario.env,
     },
-  );
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    server.stdout.on("data", (d) => {
-      out += d;
-      const m = /LISTENING (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    server.on("exit", (code) => reject(new Error(`${id} exited (${code}) before listening`)));
+    warm: (port) => load(port, scenario.warmSpec ?? scenario.spec, Number(o.warmup)),
+    counted: (port) => load(port, scenario.spec, Number(o.duration)),
   });
-  const warmed = await load(port, scenario.warmSpec ?? scenario.spec, Number(o.warmup));
-  execFileSync("callgrind_control", ["-i", "on", String(server.pid)], { stdio: "ignore" });
-  const requests = await load(port, scenario.spec, Number(o.duration));
-  execFileSync("callgrind_control", ["-i", "off", String(server.pid)], { stdio: "ignore" });
-  server.kill("SIGTERM");
-  await new Promise((resolve) => server.once("exit", resolve));
   if (data !== pristine) for (const f of [data, `${data}-wal`, `${data}-shm`]) fs.rmSync(f, { force: true });
-  const totals = fs
-    .readdirSync(TMP)
-    .filter((f) => f.startsWith(path.basename(outFile)))
-    .map((f) => {
-      const text = fs.readFileSync(path.join(TMP, f), "utf8");
-      fs.rmSync(path.join(TMP, f));
-      return Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
-    });
-  const instructions = totals.reduce((a, b) => a + b, 0);
   console.log(
     `${o.scenario} ${contender.label}: ${Math.round(instructions / requests).toLocaleString("en")} instructions per request (${requests} requests counted after ${warmed} of warm-up)`,
   );

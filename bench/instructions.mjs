@@ -4,11 +4,11 @@
 // which on a busy VM counted too few requests to mean anything). The environment reaches the server, so
 //   BENCH_METRICS=1 BENCH_TRACING=1 node bench/instructions.mjs --scenario S2
 // measures metrics and tracing on (docs/operations.md). Needs valgrind; run `npm run build` first.
-import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { countUnderCallgrind } from "./lib/callgrind.mjs";
 import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
 import { sqliteDataset } from "./lib/dataset.mjs";
 
@@ -50,43 +50,14 @@ async function load(port, n) {
 }
 
 const outFile = path.join(TMP, `callgrind-fixed-${process.pid}.out`);
-const server = spawn(
-  "valgrind",
-  [
-    "--tool=callgrind",
-    "--smc-check=all-non-file",
-    "--instr-atstart=no",
-    `--callgrind-out-file=${outFile}`,
-    process.execPath,
-    ...tenon.args,
-  ],
-  {
-    cwd: BENCH_DIR,
-    stdio: ["ignore", "pipe", "ignore"],
-    env: { ...process.env, NODE_ENV: "production", BENCH_DB: "sqlite", BENCH_SQLITE_PATH: data, BENCH_LOG: "", BENCH_ROUTES: "0" },
-  },
-);
-const port = await new Promise((resolve, reject) => {
-  let text = "";
-  server.stdout.on("data", (d) => {
-    text += d;
-    const m = /LISTENING (\d+)/.exec(text);
-    if (m) resolve(Number(m[1]));
-  });
-  server.on("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
+const { instructions: total } = await countUnderCallgrind({
+  args: tenon.args,
+  cwd: BENCH_DIR,
+  outFile,
+  env: { ...process.env, NODE_ENV: "production", BENCH_DB: "sqlite", BENCH_SQLITE_PATH: data, BENCH_LOG: "", BENCH_ROUTES: "0" },
+  warm: (port) => load(port, Number(o.warmup)),
+  counted: (port) => load(port, Number(o.count)),
 });
-await load(port, Number(o.warmup));
-execFileSync("callgrind_control", ["-i", "on", String(server.pid)], { stdio: "ignore" });
-await load(port, Number(o.count));
-execFileSync("callgrind_control", ["-i", "off", String(server.pid)], { stdio: "ignore" });
-server.kill("SIGTERM");
-await new Promise((resolve) => server.once("exit", resolve));
-let total = 0;
-for (const f of fs.readdirSync(TMP).filter((f) => f.startsWith(path.basename(outFile)))) {
-  const text = fs.readFileSync(path.join(TMP, f), "utf8");
-  total += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
-  fs.rmSync(path.join(TMP, f));
-}
 const loadAverage = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 console.log(
   `${o.scenario} Tenon: ${Math.round(total / Number(o.count)).toLocaleString("en")} instructions per request (${o.count} counted after ${o.warmup}; load ${loadAverage})`,
