@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
 import { errorAnswerOf, newTaskId, serverErrorBody } from "./error-answer.js";
-import type { HttpControllerClass } from "./http-controller.js";
 import type { HttpCorsConfig } from "./http-cors-config.js";
-import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
+import { HttpError } from "./http-errors.js";
 import { HttpRequest, type RequestServices } from "./http-request.js";
 import { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
@@ -11,46 +9,23 @@ import type { HttpLogger } from "./logging/http-logger.js";
 import { BodyReader, BodyWatch } from "./body-reader.js";
 import type { TrustedProxyRule } from "./client-ip.js";
 import { writeClientError, writePreflight, writeResponse } from "./response-writer.js";
-import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
 import type { RequestObserver } from "./operations/request-observer.js";
-import type { RateLimiter } from "./operations/rate-limiter.js";
+import { type DispatchSettings, RequestDispatcher } from "./request-dispatch.js";
 import {
   abortWhenGone,
   type ContextHooks,
   disposeContext,
-  int32Args,
   isHost,
-  isThenable,
   methodOverrideOf,
-  rawPathOf,
   reportDisposeError,
   reportInternalError,
   serializeResult,
 } from "./pipeline-steps.js";
 
-/** What the router holds for one route. @internal */
-export interface RouteTarget<C> {
-  readonly controller: HttpControllerClass<C>;
-  readonly methodName: string;
-  /** The method, resolved once at start-up rather than looked up by name on every request. */
-  readonly handler: (...args: unknown[]) => unknown;
-  readonly params: "int32" | "string";
-  readonly areas: readonly string[];
-  readonly requiresAuthentication: boolean;
-  /** `GET /api/x/? (Controller.method)`, for messages. */
-  readonly description: string;
-  /** The route template, `/api/x/?`: the route label of metrics and traces. */
-  readonly route: string;
-}
-
 /** The settings a running server works with, frozen at `start()`. @internal */
-export interface PipelineSettings<C> {
+export interface PipelineSettings<C> extends DispatchSettings<C> {
   /** Answers a new context for a request (a class or a factory, already told apart). */
   readonly createContext: () => C;
-  readonly router: HttpRouter<RouteTarget<C>>;
-  readonly authentication: HttpAuthenticationClass<C> | undefined;
-  /** Authenticate requests that match no route (so 401 comes before 404 and 405). */
-  readonly authenticateUnknown: boolean;
   readonly allowMethodOverride: boolean;
   readonly maxRequestContentLength: number;
   readonly cors: HttpCorsConfig;
@@ -63,11 +38,7 @@ export interface PipelineSettings<C> {
   readonly minBodyDataRate: number;
   /** Metrics, tracing and the slow request log; undefined when all are off. */
   readonly observer: RequestObserver | undefined;
-  /** The rate limits; undefined when there are none. */
-  readonly rateLimiter: RateLimiter | undefined;
 }
-
-const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
 
 /**
  * The per-request pipeline (SPEC.md 3): CORS preflight without a context; then body (bounded), the
@@ -77,6 +48,7 @@ const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT"
  */
 export class RequestPipeline<C> {
   readonly #settings: PipelineSettings<C>;
+  readonly #dispatcher: RequestDispatcher<C>;
   readonly #services: RequestServices;
   readonly #bodyWatch: BodyWatch;
   #inFlight = 0;
@@ -86,6 +58,7 @@ export class RequestPipeline<C> {
 
   constructor(settings: PipelineSettings<C>) {
     this.#settings = settings;
+    this.#dispatcher = new RequestDispatcher(settings);
     const logger = settings.logger;
     this.#services = {
       isTrustedProxy: settings.isTrustedProxy,
@@ -233,10 +206,10 @@ export class RequestPipeline<C> {
       (context as ContextHooks).attachRequest?.(request, response);
       if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpMessages.payloadTooLarge(settings.maxRequestContentLength));
       if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpMessages.methodOverrideRefused);
-      if (observer === undefined || !observer.wrapsDispatch) pending = this.#dispatch(request, response, context);
+      if (observer === undefined || !observer.wrapsDispatch) pending = this.#dispatcher.dispatch(request, response, context);
       else {
         const built = context;
-        pending = observer.run(request.observation!, request, () => this.#dispatch(request, response, built));
+        pending = observer.run(request.observation!, request, () => this.#dispatcher.dispatch(request, response, built));
       }
     } catch (error) {
       this.#complete(res, request, response, context, tooLarge, true, error);
@@ -282,92 +255,6 @@ export class RequestPipeline<C> {
     const disposal = context === undefined ? undefined : disposeContext(context as ContextHooks);
     if (disposal === undefined) this.#finished();
     else disposal.then(this.#onDisposed, this.#onDisposeFailed);
-  }
-
-  /**
-   * Resolves, authenticates and invokes. Answers undefined when the handler returned synchronously (its
-   * value already serialized), or a promise of the value still to serialize.
-   */
-  #dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
-    const settings = this.#settings;
-    const path = rawPathOf(request.uri);
-    // HEAD runs the GET route itself (node:http leaves the body out), so the two can never diverge.
-    const method = request.method;
-    const match = settings.router.resolve(method === "HEAD" ? "GET" : method, path);
-    if (request.observation !== undefined && match !== undefined) request.observation.route = match.target.route;
-    if (settings.rateLimiter !== undefined) return this.#dispatchLimited(settings.rateLimiter, match, request, response, context, path);
-    if (match === undefined) {
-      if (settings.authenticateUnknown)
-        return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
-      return this.#refuseUnmatched(request, path);
-    }
-    if (match.target.requiresAuthentication) {
-      return this.#authenticate(request, response, context).then(() => this.#invoke(match, request, response, context));
-    }
-    return this.#invoke(match, request, response, context);
-  }
-
-  /**
-   * `#dispatch` with rate limits: those by address before authentication (and before 404, so that probing
-   * unknown addresses is limited too), those by user after it. Synchronous while the store is.
-   */
-  #dispatchLimited(
-    limiter: RateLimiter,
-    match: HttpRouteMatch<RouteTarget<C>> | undefined,
-    request: HttpRequest,
-    response: HttpResponse,
-    context: C,
-    path: string,
-  ): void | Promise<unknown> {
-    const route = match === undefined ? "" : `${request.method === "HEAD" ? "GET" : request.method} ${match.target.route}`;
-    const afterAuthentication = (): void | Promise<unknown> => {
-      if (match === undefined) return this.#refuseUnmatched(request, path);
-      const limited = limiter.afterAuthentication(request, response, route);
-      if (limited === undefined) return this.#invoke(match, request, response, context);
-      return limited.then(() => this.#invoke(match, request, response, context));
-    };
-    const authenticated = (): void | Promise<unknown> => {
-      const authenticate = match === undefined ? this.#settings.authenticateUnknown : match.target.requiresAuthentication;
-      return authenticate ? this.#authenticate(request, response, context).then(afterAuthentication) : afterAuthentication();
-    };
-    const limited = limiter.beforeAuthentication(request, response, route);
-    return limited === undefined ? authenticated() : limited.then(authenticated);
-  }
-
-  /** Throws the 405 or 404 of a request that no route answers. */
-  #refuseUnmatched(request: HttpRequest, path: string): never {
-    if (!routedMethods.has(request.method)) throw new HttpMethodNotAllowedError(request.method, request.path, []);
-    const allow = this.#settings.router.allowedMethods(path);
-    if (allow.length > 0) throw new HttpMethodNotAllowedError(request.method, request.path, allow);
-    throw new HttpError(HttpStatus.notFound, HttpMessages.commandNotFound(request.path));
-  }
-
-  /** Checks the areas, converts the arguments and runs the handler; a synchronous result is serialized here. */
-  #invoke(match: HttpRouteMatch<RouteTarget<C>>, request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
-    const target = match.target;
-    for (const area of target.areas) {
-      if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(HttpMessages.areaRequired(area, target.description));
-    }
-    const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request.path);
-    const controller = new target.controller(context, request, response);
-    const handler = target.handler;
-    const result =
-      args.length === 0
-        ? handler.call(controller)
-        : args.length === 1
-          ? handler.call(controller, args[0])
-          : handler.apply(controller, args as unknown[]);
-    if (result instanceof Promise) return result;
-    if (isThenable(result)) return Promise.resolve(result);
-    serializeResult(response, result);
-  }
-
-  async #authenticate(request: HttpRequest, response: HttpResponse, context: C): Promise<void> {
-    const authenticationClass = this.#settings.authentication;
-    if (authenticationClass === undefined) throw new HttpUnauthorizedError();
-    const authentication = new authenticationClass(context);
-    await authentication.check(request, response);
-    if (request.user === undefined) throw new HttpUnauthorizedError(authentication.challenge);
   }
 
   #answer(

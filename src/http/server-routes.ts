@@ -6,7 +6,7 @@ import { HttpMessages } from "./http-messages.js";
 import type { DocumentedRoute } from "./openapi/openapi-builder.js";
 import { OperationsMessages } from "./operations/operations-messages.js";
 import type { HttpRateLimit } from "./operations/rate-limiter.js";
-import type { RouteTarget } from "./request-pipeline.js";
+import type { RouteTarget } from "./request-dispatch.js";
 import { type ControllerRoute, controllerRoutesOf, controllerUriOf } from "./routing/controller-routes.js";
 import { HttpRouter } from "./routing/http-router.js";
 import { joinPath } from "./routing/join-path.js";

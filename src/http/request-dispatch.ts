@@ -1,0 +1,135 @@
+import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
+import type { HttpControllerClass } from "./http-controller.js";
+import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
+import type { HttpRequest } from "./http-request.js";
+import type { HttpResponse } from "./http-response.js";
+import { HttpStatus, HttpMessages } from "./http-messages.js";
+import type { RateLimiter } from "./operations/rate-limiter.js";
+import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
+import { int32Args, isThenable, rawPathOf, serializeResult } from "./pipeline-steps.js";
+
+/** What the router holds for one route. @internal */
+export interface RouteTarget<C> {
+  readonly controller: HttpControllerClass<C>;
+  readonly methodName: string;
+  /** The method, resolved once at start-up rather than looked up by name on every request. */
+  readonly handler: (...args: unknown[]) => unknown;
+  readonly params: "int32" | "string";
+  readonly areas: readonly string[];
+  readonly requiresAuthentication: boolean;
+  /** `GET /api/x/? (Controller.method)`, for messages. */
+  readonly description: string;
+  /** The route template, `/api/x/?`: the route label of metrics and traces. */
+  readonly route: string;
+}
+
+/** The settings the dispatch reads, frozen at `start()`. @internal */
+export interface DispatchSettings<C> {
+  readonly router: HttpRouter<RouteTarget<C>>;
+  readonly authentication: HttpAuthenticationClass<C> | undefined;
+  /** Authenticate requests that match no route (so 401 comes before 404 and 405). */
+  readonly authenticateUnknown: boolean;
+  /** The rate limits; undefined when there are none. */
+  readonly rateLimiter: RateLimiter | undefined;
+}
+
+const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The middle of the request pipeline (SPEC.md 3): resolves a request's route, applies the rate limits,
+ * authenticates, checks the areas and calls the handler, or refuses the request with 401, 403, 404, 405 or 429.
+ * @internal
+ */
+export class RequestDispatcher<C> {
+  readonly #settings: DispatchSettings<C>;
+
+  constructor(settings: DispatchSettings<C>) {
+    this.#settings = settings;
+  }
+
+  /**
+   * Resolves, authenticates and invokes. Answers undefined when the handler returned synchronously (its
+   * value already serialized), or a promise of the value still to serialize.
+   */
+  dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
+    const settings = this.#settings;
+    const path = rawPathOf(request.uri);
+    // HEAD runs the GET route itself (node:http leaves the body out), so the two can never diverge.
+    const method = request.method;
+    const match = settings.router.resolve(method === "HEAD" ? "GET" : method, path);
+    if (request.observation !== undefined && match !== undefined) request.observation.route = match.target.route;
+    if (settings.rateLimiter !== undefined) return this.#dispatchLimited(settings.rateLimiter, match, request, response, context, path);
+    if (match === undefined) {
+      if (settings.authenticateUnknown)
+        return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
+      return this.#refuseUnmatched(request, path);
+    }
+    if (match.target.requiresAuthentication) {
+      return this.#authenticate(request, response, context).then(() => this.#invoke(match, request, response, context));
+    }
+    return this.#invoke(match, request, response, context);
+  }
+
+  /**
+   * `dispatch` with rate limits: those by address before authentication (and before 404, so that probing
+   * unknown addresses is limited too), those by user after it. Synchronous while the store is.
+   */
+  #dispatchLimited(
+    limiter: RateLimiter,
+    match: HttpRouteMatch<RouteTarget<C>> | undefined,
+    request: HttpRequest,
+    response: HttpResponse,
+    context: C,
+    path: string,
+  ): void | Promise<unknown> {
+    const route = match === undefined ? "" : `${request.method === "HEAD" ? "GET" : request.method} ${match.target.route}`;
+    const afterAuthentication = (): void | Promise<unknown> => {
+      if (match === undefined) return this.#refuseUnmatched(request, path);
+      const limited = limiter.afterAuthentication(request, response, route);
+      if (limited === undefined) return this.#invoke(match, request, response, context);
+      return limited.then(() => this.#invoke(match, request, response, context));
+    };
+    const authenticated = (): void | Promise<unknown> => {
+      const authenticate = match === undefined ? this.#settings.authenticateUnknown : match.target.requiresAuthentication;
+      return authenticate ? this.#authenticate(request, response, context).then(afterAuthentication) : afterAuthentication();
+    };
+    const limited = limiter.beforeAuthentication(request, response, route);
+    return limited === undefined ? authenticated() : limited.then(authenticated);
+  }
+
+  /** Throws the 405 or 404 of a request that no route answers. */
+  #refuseUnmatched(request: HttpRequest, path: string): never {
+    if (!routedMethods.has(request.method)) throw new HttpMethodNotAllowedError(request.method, request.path, []);
+    const allow = this.#settings.router.allowedMethods(path);
+    if (allow.length > 0) throw new HttpMethodNotAllowedError(request.method, request.path, allow);
+    throw new HttpError(HttpStatus.notFound, HttpMessages.commandNotFound(request.path));
+  }
+
+  /** Checks the areas, converts the arguments and runs the handler; a synchronous result is serialized here. */
+  #invoke(match: HttpRouteMatch<RouteTarget<C>>, request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
+    const target = match.target;
+    for (const area of target.areas) {
+      if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(HttpMessages.areaRequired(area, target.description));
+    }
+    const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request.path);
+    const controller = new target.controller(context, request, response);
+    const handler = target.handler;
+    const result =
+      args.length === 0
+        ? handler.call(controller)
+        : args.length === 1
+          ? handler.call(controller, args[0])
+          : handler.apply(controller, args as unknown[]);
+    if (result instanceof Promise) return result;
+    if (isThenable(result)) return Promise.resolve(result);
+    serializeResult(response, result);
+  }
+
+  async #authenticate(request: HttpRequest, response: HttpResponse, context: C): Promise<void> {
+    const authenticationClass = this.#settings.authentication;
+    if (authenticationClass === undefined) throw new HttpUnauthorizedError();
+    const authentication = new authenticationClass(context);
+    await authentication.check(request, response);
+    if (request.user === undefined) throw new HttpUnauthorizedError(authentication.challenge);
+  }
+}
