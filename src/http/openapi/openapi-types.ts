@@ -7,8 +7,12 @@
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1), as a plain JSON object. */
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
-/** What a controller says about one of its handlers, keyed by the handler's method name. */
-export interface HttpOperationDescription {
+/**
+ * What is said about one handler, whoever says it: a controller class (`HttpOperationDescription`, its bodies
+ * as JSON Schemas) or `@OpenApi` (`HttpOperationOptions`, its bodies as classes or schemas). Every member is
+ * optional; what is left out is not described.
+ */
+export interface HttpOperationFacts<Body> {
   /** A one-line summary. */
   readonly summary?: string;
   /** A longer description (Markdown), before the notes on areas and authentication. */
@@ -17,16 +21,23 @@ export interface HttpOperationDescription {
   readonly tags?: readonly string[];
   /** The names of the `?` placeholders, in order (default `param1`, `param2`...). */
   readonly parameterNames?: readonly string[];
-  /** The schema of the JSON request body; absent: the operation takes no described body. */
-  readonly requestBody?: JsonSchema;
-  /** The schema of the JSON answer of a success (default: any JSON). */
-  readonly responseBody?: JsonSchema;
+  /** The JSON request body; absent: the operation takes no described body (an unconstrained one). */
+  readonly requestBody?: Body;
+  /** The JSON answer of a success; absent: any JSON. */
+  readonly responseBody?: Body;
   /** The status of a success: 200 (the default) or 201. */
   readonly status?: 200 | 201;
+  /**
+   * Statuses of the server's catalogue that the handler answers by itself besides those its route gives
+   * anyway (a 401 from an anonymous logon route, a 409 from a GET).
+   */
+  readonly answers?: readonly number[];
+}
+
+/** What a controller says about one of its handlers, keyed by the handler's method name. */
+export interface HttpOperationDescription extends HttpOperationFacts<JsonSchema> {
   /** The success answer carries the entity's `ETag` header (the generic controllers of a versioned entity). */
   readonly etag?: boolean;
-  /** Statuses of the catalogue the handler answers by itself besides those its route gives anyway. */
-  readonly answers?: readonly number[];
 }
 
 /** The routes' bodies of one controller class, and the schemas they refer to (`#/components/schemas/<name>`). */

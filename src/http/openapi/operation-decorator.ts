@@ -1,5 +1,5 @@
 import type { HttpMethodDecorator } from "../routing/route-decorators.js";
-import type { JsonSchema } from "./openapi-types.js";
+import type { HttpOperationFacts, JsonSchema } from "./openapi-types.js";
 
 /**
  * A class named as a body: its schema comes from a registered source (the ORM bridge, http/crud, gives the
@@ -11,27 +11,7 @@ export type HttpBodyClass = abstract new (...args: never[]) => object;
 export type HttpBodyDescription = HttpBodyClass | readonly [HttpBodyClass] | JsonSchema;
 
 /** What `@OpenApi` says about one handler. Every member is optional; what is left out is not described. */
-export interface HttpOperationOptions {
-  /** A one-line summary. */
-  readonly summary?: string;
-  /** A longer description (Markdown). */
-  readonly description?: string;
-  /** Tags grouping the operation (default: the controller's name). */
-  readonly tags?: readonly string[];
-  /** The names of the `?` placeholders, in order (default `param1`, `param2`...). */
-  readonly parameterNames?: readonly string[];
-  /** The JSON request body; absent: an unconstrained body. */
-  readonly requestBody?: HttpBodyDescription;
-  /** The JSON answer of a success; absent: any JSON. */
-  readonly responseBody?: HttpBodyDescription;
-  /** The status of a success: 200 (the default) or 201. */
-  readonly status?: 200 | 201;
-  /**
-   * Statuses of the server's catalogue that the handler answers by itself besides those its route gives
-   * anyway (a 401 from an anonymous logon route, a 409 from a GET).
-   */
-  readonly answers?: readonly number[];
-}
+export interface HttpOperationOptions extends HttpOperationFacts<HttpBodyDescription> {}
 
 /**
  * Turns a body class into a schema, adding the component schemas it refers to into `schemas`; answers
