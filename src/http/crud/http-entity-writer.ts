@@ -44,6 +44,12 @@ export interface HttpEntityBulkResult {
   readonly deleted: number[];
 }
 
+/** Where a bulk write is: the list and the index of the item at hand, named by a failure. */
+interface BulkPosition {
+  operation: HttpBulkOperation;
+  index: number;
+}
+
 /**
  * The standard write logic for one entity class over HTTP (SPEC.md TTHttpEntityWriter<T>). Every write
  * runs in one transaction with its events; an exception in any of them, `onApplyDetails` included,
@@ -366,13 +372,12 @@ export class HttpEntityWriter<T extends object> {
    */
   async bulk(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<HttpEntityBulkResult> {
     const body = readBulkBody(json, this.#mapping, this.maxBulkItems);
-    const at: { operation: HttpBulkOperation; index: number } = { operation: "insert", index: 0 };
+    const at: BulkPosition = { operation: "insert", index: 0 };
     try {
       return await this.context.transaction(
         async () => {
           const inserted = await this.#bulkInsert(body.insert, at, config);
           const updated = await this.#bulkUpdate(body.update, at, config);
-          at.operation = "delete";
           const deleted = await this.#bulkDelete(body.delete, at);
           return { inserted, updated, deleted };
         },
@@ -383,29 +388,17 @@ export class HttpEntityWriter<T extends object> {
     }
   }
 
-  async #bulkInsert(
-    items: readonly unknown[],
-    at: { operation: HttpBulkOperation; index: number },
-    config: JsonSerializerConfig,
-  ): Promise<unknown[]> {
+  async #bulkInsert(items: readonly unknown[], at: BulkPosition, config: JsonSerializerConfig): Promise<unknown[]> {
     at.operation = "insert";
     const entities: T[] = [];
     for (at.index = 0; at.index < items.length; at.index++) entities.push(await this.context.fromJson(this.entityClass, items[at.index]));
     if (entities.length === 0) return [];
     await this.context.setSequenceIds(entities);
-    for (at.index = 0; at.index < entities.length; at.index++) await this.onBeforeInsert?.(entities[at.index]);
-    at.index = 0;
-    await this.context.insertAll(entities, (index) => {
-      at.index = index;
-    });
+    await this.#bulkWrite(entities, at);
     return this.#bulkAfter(entities, at, this.onAfterInsert, config);
   }
 
-  async #bulkUpdate(
-    items: readonly unknown[],
-    at: { operation: HttpBulkOperation; index: number },
-    config: JsonSerializerConfig,
-  ): Promise<unknown[]> {
+  async #bulkUpdate(items: readonly unknown[], at: BulkPosition, config: JsonSerializerConfig): Promise<unknown[]> {
     at.operation = "update";
     const entities: T[] = [];
     for (at.index = 0; at.index < items.length; at.index++) {
@@ -416,11 +409,7 @@ export class HttpEntityWriter<T extends object> {
       entities.push(entity);
     }
     if (entities.length === 0) return [];
-    for (at.index = 0; at.index < entities.length; at.index++) await this.onBeforeUpdate?.(entities[at.index]);
-    at.index = 0;
-    await this.context.updateAll(entities, (index) => {
-      at.index = index;
-    });
+    await this.#bulkWrite(entities, at);
     await this.#bulkAfter(entities, at, this.onAfterUpdate, undefined);
     // The bodies lack the change-tracking columns: the answer is the rows as written, read in a few statements.
     const written = await this.#loadAll(entities.map((entity) => this.#mapping.idOf(entity)));
@@ -433,10 +422,8 @@ export class HttpEntityWriter<T extends object> {
     return answers;
   }
 
-  async #bulkDelete(
-    items: readonly { id: number; version: number }[],
-    at: { operation: HttpBulkOperation; index: number },
-  ): Promise<number[]> {
+  async #bulkDelete(items: readonly { id: number; version: number }[], at: BulkPosition): Promise<number[]> {
+    at.operation = "delete";
     const entities: T[] = [];
     const stored = await this.#loadAll(items.map((item) => item.id));
     for (at.index = 0; at.index < items.length; at.index++) {
@@ -447,13 +434,26 @@ export class HttpEntityWriter<T extends object> {
       entities.push(entity);
     }
     if (entities.length === 0) return [];
-    for (at.index = 0; at.index < entities.length; at.index++) await this.onBeforeDelete?.(entities[at.index]);
-    at.index = 0;
-    await this.context.deleteAll(entities, (index) => {
-      at.index = index;
-    });
+    await this.#bulkWrite(entities, at);
     for (at.index = 0; at.index < entities.length; at.index++) await this.onAfterDelete?.(entities[at.index]);
     return items.map((item) => item.id);
+  }
+
+  /**
+   * The before-event of each entity, then one batched write of them all, for the list `at` names; `at.index`
+   * follows the item at hand so that a failure names it.
+   */
+  async #bulkWrite(entities: T[], at: BulkPosition): Promise<void> {
+    const operation = at.operation;
+    const before = operation === "insert" ? this.onBeforeInsert : operation === "update" ? this.onBeforeUpdate : this.onBeforeDelete;
+    for (at.index = 0; at.index < entities.length; at.index++) await before?.call(this, entities[at.index]);
+    at.index = 0;
+    const onItem = (index: number): void => {
+      at.index = index;
+    };
+    if (operation === "insert") await this.context.insertAll(entities, onItem);
+    else if (operation === "update") await this.context.updateAll(entities, onItem);
+    else await this.context.deleteAll(entities, onItem);
   }
 
   /** The live rows of these ids, by id, read 500 ids to a statement. */
@@ -488,7 +488,7 @@ export class HttpEntityWriter<T extends object> {
    * operation and index; a stale update of an id that reads as absent is a 404, as for a single update; a
    * chosen id that is taken is the single insert's 409. Anything else (a 5xx, a transient failure) stays as it is.
    */
-  async #bulkFailure(error: unknown, at: { operation: HttpBulkOperation; index: number }, updates: readonly unknown[]): Promise<unknown> {
+  async #bulkFailure(error: unknown, at: BulkPosition, updates: readonly unknown[]): Promise<unknown> {
     let cause = error;
     if (error instanceof ConcurrentUpdateError && at.operation === "update") {
       const id = this.context.getId(this.entityClass, updates[at.index]);
