@@ -1,5 +1,5 @@
 import { MappingError } from "../errors.js";
-import { registerMappingCheck, type EntityMapping } from "../mapping/entity-mapping.js";
+import { planPerMapping, type EntityMapping } from "../mapping/entity-mapping.js";
 import type { RawMember } from "../mapping/metadata-store.js";
 import { EventKey, type EntityEvent, type EntityEventClass } from "./event-decorators.js";
 import { EventMessages } from "./event-messages.js";
@@ -55,23 +55,15 @@ function build(
       [...members.values()].filter((member) => member.annotations.has(key)).map((member) => member.get as (entity: object) => EventMethod);
     return { eventClass: classes[0], before: marked(k.before), after: marked(k.after) };
   };
-  const plan: EventsPlan = { insert: kind("insert"), update: kind("update"), delete: kind("delete") };
-  plans.set(mapping, plan);
-  return plan;
-}
-
-const plans = new WeakMap<EntityMapping, EventsPlan>();
-
-function planOf(mapping: EntityMapping): EventsPlan {
-  return plans.get(mapping) ?? build(mapping, mapping.members, mapping.annotations);
+  return { insert: kind("insert"), update: kind("update"), delete: kind("delete") };
 }
 
 // A marked #private method, or a marker on something that is not an instance method, is refused when the class is mapped.
-registerMappingCheck((mapping, raw) => void build(mapping, raw.members, raw.annotations));
+const plans = planPerMapping((mapping, source) => build(mapping, source.members, source.annotations));
 
 /** True when a write of `kind` has an event class or marked methods: code of the application that runs inside the write. */
 export function hasEvents(kind: EntityEventKind, mapping: EntityMapping): boolean {
-  const events = planOf(mapping)[kind];
+  const events = plans.of(mapping)[kind];
   return events.eventClass !== undefined || events.before.length > 0 || events.after.length > 0;
 }
 
@@ -84,7 +76,7 @@ const pending = new WeakMap<object, { kind: EntityEventKind; event: EntityEvent 
  * transaction.
  */
 export async function runBeforeEvents(kind: EntityEventKind, mapping: EntityMapping, entity: object, context: unknown): Promise<void> {
-  const events = planOf(mapping)[kind];
+  const events = plans.of(mapping)[kind];
   if (events.eventClass !== undefined) {
     const event = new events.eventClass();
     let stack = pending.get(entity);
@@ -106,7 +98,7 @@ export async function runBeforeEvents(kind: EntityEventKind, mapping: EntityMapp
  * write, then each marked method in declaration order, each awaited, still inside the transaction.
  */
 export async function runAfterEvents(kind: EntityEventKind, mapping: EntityMapping, entity: object, context: unknown): Promise<void> {
-  const events = planOf(mapping)[kind];
+  const events = plans.of(mapping)[kind];
   if (events.eventClass !== undefined) {
     const stack = pending.get(entity);
     let event: EntityEvent | undefined;

@@ -1,8 +1,9 @@
 import type { EntityMapping } from "../mapping/entity-mapping.js";
+import { PerKeyCache } from "../per-key-cache.js";
 import { isDeserialized, isFilterable, isSerialized, jsonMemberName, jsonPropertyName } from "./json-visibility.js";
 import type { JsonObject } from "./json-value.js";
 
-const cache = new WeakMap<EntityMapping, JsonObject>();
+const cache = new PerKeyCache(build);
 
 /**
  * The metadata of an entity as JSON (API.md "Metadata"): `{entity, primaryKey, versionColumn?, properties}`.
@@ -13,9 +14,7 @@ const cache = new WeakMap<EntityMapping, JsonObject>();
  * member that JSON neither writes nor reads is left out. Built once per mapping; callers get a fresh copy.
  */
 export function metadataOf(mapping: EntityMapping): JsonObject {
-  let metadata = cache.get(mapping);
-  if (metadata === undefined) cache.set(mapping, (metadata = build(mapping)));
-  return structuredClone(metadata);
+  return structuredClone(cache.of(mapping));
 }
 
 function build(mapping: EntityMapping): JsonObject {

@@ -1,6 +1,6 @@
 import { MappingError } from "../errors.js";
 import type { EntityClass } from "../mapping/column-type.js";
-import { EntityMapping, registerMappingCheck, type ColumnMapping, type DetailMapping } from "../mapping/entity-mapping.js";
+import { EntityMapping, planPerMapping, type ColumnMapping, type DetailMapping } from "../mapping/entity-mapping.js";
 import type { RawMember } from "../mapping/metadata-store.js";
 import { decoderFor, encoderFor, type ColumnDecoder, type ColumnEncoder } from "./column-json.js";
 import { flatWriterOf, type FlatWriter } from "./flat-writer.js";
@@ -127,23 +127,15 @@ export class JsonPlan {
   }
 }
 
-const plans = new WeakMap<EntityMapping, JsonPlan>();
-
-function buildPlan(mapping: EntityMapping, members: ReadonlyMap<string, RawMember>): JsonPlan {
-  const plan = new JsonPlan(mapping, members);
-  plans.set(mapping, plan);
-  return plan;
-}
+// JSON decorators on unmapped members and JSON name clashes are mapping errors, reported when the class is mapped.
+const plans = planPerMapping((mapping, source) => new JsonPlan(mapping, source.members));
 
 /** The JSON plan of a mapping, built once. */
 export function jsonPlanOf(mapping: EntityMapping): JsonPlan {
-  return plans.get(mapping) ?? buildPlan(mapping, mapping.members);
+  return plans.of(mapping);
 }
 
 /** The JSON plan of an entity's class. */
 export function jsonPlanOfEntity(entity: object): JsonPlan {
   return jsonPlanOf(EntityMapping.of(entity.constructor as EntityClass));
 }
-
-// JSON decorators on unmapped members and JSON name clashes are mapping errors, reported when the class is mapped.
-registerMappingCheck((mapping, raw) => void buildPlan(mapping, raw.members));

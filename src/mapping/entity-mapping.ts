@@ -5,6 +5,7 @@ import type { JoinDeclaration, RelationDeclaration, WhereClauseConstant } from "
 import { auditRoles, MappingKey, type AuditRole } from "./mapping-keys.js";
 import { rawEntityOf, type RawEntity, type RawMember } from "./metadata-store.js";
 import { MappingMessages } from "./mapping-messages.js";
+import { PerKeyCache } from "../per-key-cache.js";
 
 /** One mapped column of an entity: a field of the class bound to a column of its table or of a joined one. */
 export class ColumnMapping {
@@ -100,6 +101,23 @@ const mappingChecks: MappingCheck[] = [];
 /** Registers a check run on every class when it is first mapped; it throws `MappingError` to refuse it. @internal */
 export function registerMappingCheck(check: MappingCheck): void {
   mappingChecks.push(check);
+}
+
+/** What a plan is built from: the decorated members and the class-level records (of the raw entity or its mapping). @internal */
+export interface PlanSource {
+  readonly members: ReadonlyMap<string, RawMember>;
+  readonly annotations: ReadonlyMap<symbol, readonly unknown[]>;
+}
+
+/**
+ * The plan that another layer (JSON, validation, events) works out once per mapping: built as a check when a
+ * class is first mapped, so that a misuse the build finds refuses the class with `MappingError`, then kept; built
+ * on first use for a class that was mapped before the layer was loaded. @internal
+ */
+export function planPerMapping<P>(build: (mapping: EntityMapping, source: PlanSource) => P): PerKeyCache<EntityMapping, P> {
+  const plans = new PerKeyCache<EntityMapping, P>((mapping) => build(mapping, mapping));
+  registerMappingCheck((mapping, raw) => plans.keep(mapping, build(mapping, raw)));
+  return plans;
 }
 
 const cache = new WeakMap<object, EntityMapping>();

@@ -5,6 +5,7 @@ import { Filter } from "../filter/filter.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { IdentityMap } from "./identity-map.js";
 import { rowFillerOf, type RowFiller } from "./row-filler.js";
+import { PerKeyCache } from "../per-key-cache.js";
 
 /** What the materializer asks of its session to load references and details lazily. */
 export interface MaterializerSession {
@@ -33,7 +34,7 @@ export class EntityMaterializer {
 
   /** The entity of a row: the identity map's instance for its key, or a new one filled from the row (join entities: always new). */
   materialize<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
-    const shape = rowShapeOf(mapping);
+    const shape = rowShapes.of(mapping);
     if (!mapping.isJoinEntity) {
       const id = this.#dialect.fromDatabase(row[shape.keyIndex], mapping.primaryKey.type) as number;
       const known = this.#identityMap.get(mapping.entityClass, id);
@@ -50,7 +51,7 @@ export class EntityMaterializer {
 
   /** Writes a row into an entity (column values converted from the driver) and rebinds its references; loaded details are forgotten. */
   fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
-    this.#fill(rowShapeOf(mapping), mapping, entity, row);
+    this.#fill(rowShapes.of(mapping), mapping, entity, row);
   }
 
   #fill(shape: RowShape, mapping: EntityMapping, entity: object, row: unknown[]): void {
@@ -100,17 +101,10 @@ interface RowShape {
   readonly binds: boolean;
 }
 
-const shapes = new WeakMap<EntityMapping, RowShape>();
-
-function rowShapeOf(mapping: EntityMapping): RowShape {
-  let shape = shapes.get(mapping);
-  if (shape === undefined) {
-    shape = {
-      fill: rowFillerOf(mapping.columns),
-      keyIndex: mapping.columns.indexOf(mapping.primaryKey),
-      binds: mapping.details.length > 0 || mapping.columns.some((column) => column.type.kind === "lazy"),
-    };
-    shapes.set(mapping, shape);
-  }
-  return shape;
-}
+const rowShapes = new PerKeyCache(
+  (mapping: EntityMapping): RowShape => ({
+    fill: rowFillerOf(mapping.columns),
+    keyIndex: mapping.columns.indexOf(mapping.primaryKey),
+    binds: mapping.details.length > 0 || mapping.columns.some((column) => column.type.kind === "lazy"),
+  }),
+);

@@ -1,4 +1,5 @@
 import { type ColumnType, Type } from "../mapping/column-type.js";
+import { PerKeyCache } from "../per-key-cache.js";
 import type { Dialect } from "./dialect.js";
 import type { TableDefinition } from "./schema-statements.js";
 
@@ -52,11 +53,9 @@ export class IdempotencyStatements {
   }
 }
 
-const cache = new WeakMap<Dialect, IdempotencyStatements>();
+const cache = new PerKeyCache((dialect: Dialect) => new IdempotencyStatements(dialect));
 
 /** The idempotency statements of `dialect`, built once. */
 export function idempotencyStatementsOf(dialect: Dialect): IdempotencyStatements {
-  let statements = cache.get(dialect);
-  if (statements === undefined) cache.set(dialect, (statements = new IdempotencyStatements(dialect)));
-  return statements;
+  return cache.of(dialect);
 }

@@ -1,6 +1,6 @@
 import { MappingError, type ValidationFailure } from "../errors.js";
 import type { ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
-import { registerMappingCheck } from "../mapping/entity-mapping.js";
+import { planPerMapping } from "../mapping/entity-mapping.js";
 import { Lazy } from "../mapping/lazy.js";
 import type { RawMember } from "../mapping/metadata-store.js";
 import { wireNameOf } from "../mapping/wire-name.js";
@@ -219,18 +219,10 @@ function isEmpty(value: unknown, kind: string): boolean {
   return false;
 }
 
-const plans = new WeakMap<EntityMapping, ValidationPlan>();
-
-function build(mapping: EntityMapping, members: ReadonlyMap<string, RawMember>): ValidationPlan {
-  const plan = new ValidationPlan(mapping, members);
-  plans.set(mapping, plan);
-  return plan;
-}
+// Misused validation decorators and invalid patterns are refused when the class is mapped.
+const plans = planPerMapping((mapping, source) => new ValidationPlan(mapping, source.members));
 
 /** The validation plan of a mapping, compiled once. */
 export function validationPlanOf(mapping: EntityMapping): ValidationPlan {
-  return plans.get(mapping) ?? build(mapping, mapping.members);
+  return plans.of(mapping);
 }
-
-// Misused validation decorators and invalid patterns are refused when the class is mapped.
-registerMappingCheck((mapping, raw) => void build(mapping, raw.members));

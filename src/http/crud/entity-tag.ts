@@ -4,6 +4,7 @@ import { Lazy, LazyList } from "../../mapping/lazy.js";
 import { jsonPlanOf, type JsonPlan } from "../../json/json-plan.js";
 import type { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { InvalidInputError } from "../../errors.js";
+import { PerKeyCache } from "../../per-key-cache.js";
 import { CrudMessages } from "./crud-messages.js";
 
 /**
@@ -38,20 +39,14 @@ interface TagFacts {
   readonly plan: JsonPlan;
 }
 
-const facts = new WeakMap<Function, TagFacts>();
-
-function factsOf(entityClass: Function): TagFacts {
-  let found = facts.get(entityClass);
-  if (found === undefined) {
-    const mapping = EntityMapping.of(entityClass as EntityClass);
-    facts.set(entityClass, (found = { mapping, plan: jsonPlanOf(mapping) }));
-  }
-  return found;
-}
+const facts = new PerKeyCache((entityClass: Function): TagFacts => {
+  const mapping = EntityMapping.of(entityClass as EntityClass);
+  return { mapping, plan: jsonPlanOf(mapping) };
+});
 
 /** The tag of an entity as its answer under `config` shows it, or undefined when the entity has no version column. */
 export function entityTagOf(entity: object, config: JsonSerializerConfig): string | undefined {
-  const { mapping, plan } = factsOf(entity.constructor);
+  const { mapping, plan } = facts.of(entity.constructor);
   const version = mapping.versionColumn;
   if (version === undefined) return undefined;
   const base = `${mapping.primaryKey.get(entity)}-${version.get(entity)}`;
@@ -79,7 +74,7 @@ function embeddedText(entity: object, plan: JsonPlan, config: JsonSerializerConf
 }
 
 function described(target: object, config: JsonSerializerConfig, level: number, path: Set<object>): string {
-  const { mapping, plan } = factsOf(target.constructor);
+  const { mapping, plan } = facts.of(target.constructor);
   const version = mapping.versionColumn === undefined ? "" : String(mapping.versionColumn.get(target));
   path.add(target);
   const below = embeddedText(target, plan, config, level + 1, path);

@@ -1,8 +1,9 @@
 import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
 import { isFilterable, jsonPropertyName } from "../../json/json-visibility.js";
+import { PerKeyCache } from "../../per-key-cache.js";
 import type { FilterColumns } from "./http-filter-body.js";
 
-const cache = new WeakMap<EntityMapping, FilterColumns>();
+const cache = new PerKeyCache(build);
 
 /**
  * The columns a client may name in a filter body of one entity: by JSON name or database column name,
@@ -10,16 +11,15 @@ const cache = new WeakMap<EntityMapping, FilterColumns>();
  * blobs are absent, so they answer exactly like unknown names.
  */
 export function filterColumnsOf(mapping: EntityMapping): FilterColumns {
-  let columns = cache.get(mapping);
-  if (columns === undefined) {
-    const byName = new Map<string, ColumnMapping>();
-    const usable = mapping.columns.filter((column) => isFilterable(column) && column.type.kind !== "blob");
-    // Later entries win: a joined table's column name, then the entity's own column of the same name, then JSON names.
-    for (const column of usable) byName.set(column.columnName.toLowerCase(), column);
-    for (const column of usable.filter((c) => c.alias === undefined)) byName.set(column.columnName.toLowerCase(), column);
-    for (const column of usable) byName.set(jsonPropertyName(column).toLowerCase(), column);
-    columns = { find: (name: string) => byName.get(name.toLowerCase()), primaryKey: mapping.primaryKey };
-    cache.set(mapping, columns);
-  }
-  return columns;
+  return cache.of(mapping);
+}
+
+function build(mapping: EntityMapping): FilterColumns {
+  const byName = new Map<string, ColumnMapping>();
+  const usable = mapping.columns.filter((column) => isFilterable(column) && column.type.kind !== "blob");
+  // Later entries win: a joined table's column name, then the entity's own column of the same name, then JSON names.
+  for (const column of usable) byName.set(column.columnName.toLowerCase(), column);
+  for (const column of usable.filter((c) => c.alias === undefined)) byName.set(column.columnName.toLowerCase(), column);
+  for (const column of usable) byName.set(jsonPropertyName(column).toLowerCase(), column);
+  return { find: (name: string) => byName.get(name.toLowerCase()), primaryKey: mapping.primaryKey };
 }
