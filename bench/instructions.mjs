@@ -3,7 +3,8 @@
 // but divides by the same number of requests (bench/instructions-per-request.mjs counts for a fixed time,
 // which on a busy VM counted too few requests to mean anything). The environment reaches the server, so
 //   BENCH_METRICS=1 BENCH_TRACING=1 node bench/instructions.mjs --scenario S2
-// measures metrics and tracing on (docs/operations.md). Needs valgrind; run `npm run build` first.
+// measures metrics and tracing on (docs/operations.md; BENCH_TRACING=sdk registers the OpenTelemetry SDK).
+// `--keep` keeps callgrind's output to see where the instructions went. Needs valgrind; `npm run build` first.
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -17,6 +18,7 @@ const { values: o } = parseArgs({
     scenario: { type: "string", default: "S2" },
     warmup: { type: "string", default: "15000" },
     count: { type: "string", default: "5000" },
+    keep: { type: "boolean", default: false },
   },
 });
 const paths = { S1: "/api/health", S2: "/api/companies/42" };
@@ -57,7 +59,9 @@ const { instructions: total } = await countUnderCallgrind({
   env: { ...process.env, NODE_ENV: "production", BENCH_DB: "sqlite", BENCH_SQLITE_PATH: data, BENCH_LOG: "", BENCH_ROUTES: "0" },
   warm: (port) => load(port, Number(o.warmup)),
   counted: (port) => load(port, Number(o.count)),
+  keep: o.keep,
 });
+if (o.keep) console.log(`callgrind output kept: ${outFile}* (callgrind_annotate --inclusive=no <file>)`);
 const loadAverage = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 console.log(
   `${o.scenario} Tenon: ${Math.round(total / Number(o.count)).toLocaleString("en")} instructions per request (${o.count} counted after ${o.warmup}; load ${loadAverage})`,

@@ -8,9 +8,9 @@ import path from "node:path";
  * Starts `node <args>` under callgrind in `cwd` with `env`, waits for its `LISTENING <port>` line, runs
  * `warm(port)` uncounted and `counted(port)` counted, stops it, and answers `{ warmed, counted, instructions }`
  * (what the two functions answered, and the instructions counted). `outFile` is the callgrind output's path
- * (removed afterwards); `stderr` "pipe" or "ignore".
+ * (removed afterwards unless `keep`, for `callgrind_annotate`); `stderr` "pipe" or "ignore".
  */
-export async function countUnderCallgrind({ args, cwd, env, outFile, stderr = "ignore", label = "the server", warm, counted }) {
+export async function countUnderCallgrind({ args, cwd, env, outFile, stderr = "ignore", label = "the server", warm, counted, keep = false }) {
   const server = spawn(
     "valgrind",
     ["--tool=callgrind", "--smc-check=all-non-file", "--instr-atstart=no", `--callgrind-out-file=${outFile}`, process.execPath, ...args],
@@ -35,7 +35,7 @@ export async function countUnderCallgrind({ args, cwd, env, outFile, stderr = "i
   let instructions = 0;
   for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(path.basename(outFile)))) {
     const text = fs.readFileSync(path.join(dir, f), "utf8");
-    fs.rmSync(path.join(dir, f));
+    if (!keep) fs.rmSync(path.join(dir, f));
     instructions += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
   }
   return { warmed, counted: result, instructions };

@@ -21,6 +21,8 @@ export class HttpResponse {
   contentEncoding = "";
   #content = "";
   #contentBytes: Uint8Array | undefined;
+  /** The UTF-8 length of `#content`, -1 until asked for (the writer and the metrics both ask). */
+  #contentTextLength = -1;
   #contentAssigned = false;
   #headers: Map<string, HttpNameValue> | undefined;
 
@@ -31,6 +33,7 @@ export class HttpResponse {
   set content(value: string) {
     this.#content = value;
     this.#contentBytes = undefined;
+    this.#contentTextLength = -1;
     this.#contentAssigned = true;
   }
 
@@ -49,13 +52,16 @@ export class HttpResponse {
    */
   setContentBytes(bytes: Uint8Array): void {
     this.#content = "";
+    this.#contentTextLength = 0;
     this.#contentBytes = bytes;
     this.#contentAssigned = true;
   }
 
   /** The length in bytes of the body (`content` as UTF-8, or `contentBytes`). */
   get contentLength(): number {
-    return this.#contentBytes === undefined ? Buffer.byteLength(this.#content) : this.#contentBytes.byteLength;
+    if (this.#contentBytes !== undefined) return this.#contentBytes.byteLength;
+    if (this.#contentTextLength < 0) this.#contentTextLength = Buffer.byteLength(this.#content);
+    return this.#contentTextLength;
   }
 
   /** True once `content` was assigned (a handler's return value is then not serialized). */
@@ -98,6 +104,7 @@ export class HttpResponse {
     this.contentEncoding = "";
     this.#content = content;
     this.#contentBytes = undefined;
+    this.#contentTextLength = -1;
     this.#contentAssigned = true;
   }
 }

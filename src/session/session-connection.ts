@@ -2,7 +2,7 @@ import { settledDisposal } from "../disposal.js";
 import type { Connection, Database } from "../engines/database.js";
 import { ContextDisposedError } from "../errors.js";
 import { statementObservation } from "../observation/statement-observer.js";
-import { ObservedConnection } from "./observed-connection.js";
+import { observeConnection } from "./observed-connection.js";
 
 /**
  * Where a session's connection stands. One field holds it, so that no two fields can disagree (a promise
@@ -115,7 +115,7 @@ export class SessionConnection {
 /** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
 function observed(connection: Connection, database: Database): Connection {
   const observer = statementObservation.current;
-  return observer === undefined ? connection : new ObservedConnection(connection, observer, database.dialect.name);
+  return observer === undefined ? connection : observeConnection(connection, observer, database.dialect.name);
 }
 
 /** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */

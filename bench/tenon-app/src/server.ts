@@ -6,6 +6,7 @@ import { BenchContext, openDatabase } from "./context.js";
 import { registerExtraRoutes } from "./extra-routes.js";
 import { HealthController } from "./health.js";
 import { registerLogging } from "./logging.js";
+import { registerTracingSdk } from "./tracing-sdk.js";
 
 const database = await openDatabase();
 const server = new HttpServer(BenchContext);
@@ -17,9 +18,11 @@ server.registerController(HealthController);
 server.registerController(CompaniesController);
 registerExtraRoutes(server, Number(process.env.BENCH_ROUTES ?? 0));
 registerLogging(server, process.env.BENCH_LOG ?? "", process.env.BENCH_LOG_FILE ?? "http.log");
-// The operations features, for their cost (docs/operations.md): BENCH_METRICS=1, BENCH_TRACING=1.
+// The operations features, for their cost (docs/operations.md): BENCH_METRICS=1, BENCH_TRACING=1 (the
+// OpenTelemetry API alone: no SDK registered, every span a no-op) or BENCH_TRACING=sdk (the SDK registered).
 if (process.env.BENCH_METRICS === "1") server.metrics = { port: 0, token: "bench-metrics-token-0000" };
-if (process.env.BENCH_TRACING === "1") server.tracing = true;
+if (process.env.BENCH_TRACING === "sdk") registerTracingSdk();
+if (process.env.BENCH_TRACING === "1" || process.env.BENCH_TRACING === "sdk") server.tracing = true;
 await server.start();
 process.stdout.write(`LISTENING ${server.port}\n`);
 

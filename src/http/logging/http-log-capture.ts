@@ -57,6 +57,8 @@ export interface LoggedResponse {
   readonly content: string;
   /** The body sent as bytes (`HttpResponse.setContentBytes`): its length is logged, never its content. */
   readonly contentBytes?: Uint8Array | undefined;
+  /** The body's length in bytes, when the response knows it (saves measuring the text again). */
+  readonly contentLength?: number | undefined;
   /** The Content-Type sent. */
   readonly contentType?: string | undefined;
   /** The Content-Encoding sent. */
@@ -179,7 +181,7 @@ export function buildLogResponse<Req extends LoggedRequest>(
 ): HttpLogResponse {
   const text = response.content ?? "";
   const bytes = response.contentBytes;
-  const contentLength = bytes === undefined ? Buffer.byteLength(text, "utf8") : bytes.byteLength;
+  const contentLength = response.contentLength ?? (bytes === undefined ? Buffer.byteLength(text, "utf8") : bytes.byteLength);
   let content: string | undefined = "";
   if (bytes !== undefined && contentLength > 0) content = undefined;
   else if (contentLength > 0) content = parameters.canLogContent(contentLength) ? redactContent(redactor, request, text) : undefined;

@@ -94,14 +94,14 @@ export class HttpTracing implements StatementObserver {
     const api = this.#api;
     const active = api.context.active();
     if (api.trace.getSpan(active) === undefined) return undefined;
-    const operation = statementKindOf(sql).toUpperCase();
+    const operation = statementKindOf(sql).operation;
     return this.#tracer.startSpan(
-      operation === "OTHER" ? "SQL" : operation,
+      operation ?? "SQL",
       {
         kind: api.SpanKind.CLIENT,
         attributes: {
           "db.system.name": databaseSystems[system] ?? "other_sql",
-          ...(operation === "OTHER" ? {} : { "db.operation.name": operation }),
+          ...(operation === undefined ? {} : { "db.operation.name": operation }),
           "db.query.text": sql,
         },
       },

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { Registry } from "prom-client";
 import { TransientDatabaseError } from "../../errors.js";
 import type { StatementObserver } from "../../observation/statement-observer.js";
@@ -17,9 +18,23 @@ const knownMethods: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", 
 /** The route label of a request that matched no route. */
 export const unmatchedRoute = "<unmatched>";
 
-/** The statement kinds counted, by the first keyword of the SQL text. */
-const statementKinds = ["select", "insert", "update", "delete", "other"] as const;
-type StatementKind = (typeof statementKinds)[number];
+/** A kind of statement, by the first keyword of its SQL text. @internal */
+export interface StatementKind {
+  /** Its position in `statementKinds`. */
+  readonly index: number;
+  /** Its label: select, insert, update, delete, other. */
+  readonly name: string;
+  /** Its `db.operation.name` (SELECT...), undefined for `other`. */
+  readonly operation: string | undefined;
+}
+
+/** The statement kinds counted. @internal */
+export const statementKinds: readonly StatementKind[] = ["select", "insert", "update", "delete", "other"].map((name, index) => ({
+  index,
+  name,
+  operation: name === "other" ? undefined : name.toUpperCase(),
+}));
+const [selectKind, insertKind, updateKind, deleteKind, otherKind] = statementKinds;
 
 /** Kinds of the statement texts seen, bounded: a session runs the same few texts again and again. */
 const kinds = new Map<string, StatementKind>();
@@ -39,11 +54,11 @@ function kindFromText(sql: string): StatementKind {
   let i = 0;
   while (i < sql.length && sql.charCodeAt(i) <= 32) i++;
   const word = sql.slice(i, i + 6).toLowerCase();
-  if (word === "select" || word.startsWith("with")) return "select";
-  if (word === "insert") return "insert";
-  if (word === "update") return "update";
-  if (word === "delete") return "delete";
-  return "other";
+  if (word === "select" || word.startsWith("with")) return selectKind;
+  if (word === "insert") return insertKind;
+  if (word === "update") return updateKind;
+  if (word === "delete") return deleteKind;
+  return otherKind;
 }
 
 /** A request series: latency, and the body bytes in and out. */
@@ -82,8 +97,10 @@ export class MetricsRecorder implements StatementObserver {
   readonly #requests: SeriesHistogram;
   /** route -> (method index * 1000 + status) -> series */
   readonly #requestSeries = new Map<string, Map<number, RequestSeries>>();
-  readonly #statementSeries: Record<StatementKind, HistogramSeries>;
-  readonly #statementFailures: Record<StatementKind, number> = { select: 0, insert: 0, update: 0, delete: 0, other: 0 };
+  /** By `StatementKind.index`. */
+  readonly #statementSeries: readonly HistogramSeries[];
+  /** By `StatementKind.index`. */
+  readonly #statementFailures: number[] = statementKinds.map(() => 0);
   #transientFailures = 0;
   #retries = 0;
 
@@ -99,13 +116,7 @@ export class MetricsRecorder implements StatementObserver {
       "SQL statements run by sessions, by kind (select, insert, update, delete, other).",
       statementBuckets,
     );
-    this.#statementSeries = {
-      select: statements.series({ kind: "select" }),
-      insert: statements.series({ kind: "insert" }),
-      update: statements.series({ kind: "update" }),
-      delete: statements.series({ kind: "delete" }),
-      other: statements.series({ kind: "other" }),
-    };
+    this.#statementSeries = statementKinds.map((kind) => statements.series({ kind: kind.name }));
     const requestSeries = (): { route: string; key: number; series: RequestSeries }[] => {
       const all: { route: string; key: number; series: RequestSeries }[] = [];
       for (const [route, byKey] of this.#requestSeries) for (const [key, series] of byKey) all.push({ route, key, series });
@@ -130,7 +141,7 @@ export class MetricsRecorder implements StatementObserver {
       ]),
       statements.metric,
       collectedMetric("tenon_db_statement_failures_total", "SQL statements that failed, by kind.", "counter", () =>
-        statementKinds.map((kind) => ({ labels: { kind }, value: this.#statementFailures[kind] })),
+        statementKinds.map((kind) => ({ labels: { kind: kind.name }, value: this.#statementFailures[kind.index] })),
       ),
       collectedMetric(
         "tenon_db_transient_failures_total",
@@ -202,9 +213,9 @@ export class MetricsRecorder implements StatementObserver {
   /** @inheritdoc */
   statementEnded(token: unknown, error: unknown): void {
     const { kind, start } = token as StatementToken;
-    this.#statementSeries[kind].observe((performance.now() - start) / 1000);
+    this.#statementSeries[kind.index].observe((performance.now() - start) / 1000);
     if (error !== undefined) {
-      this.#statementFailures[kind]++;
+      this.#statementFailures[kind.index]++;
       if (error instanceof TransientDatabaseError) this.#transientFailures++;
     }
   }

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { observeStatements } from "../../observation/statement-observer.js";
 import type { HttpRequest } from "../http-request.js";
 import type { HttpResponse } from "../http-response.js";

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { performance } from "node:perf_hooks";
 import type { StatementObserver } from "../../observation/statement-observer.js";
 import type { RequestObservation } from "./request-observer.js";
 
