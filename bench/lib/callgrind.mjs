@@ -10,7 +10,17 @@ import path from "node:path";
  * (what the two functions answered, and the instructions counted). `outFile` is the callgrind output's path
  * (removed afterwards unless `keep`, for `callgrind_annotate`); `stderr` "pipe" or "ignore".
  */
-export async function countUnderCallgrind({ args, cwd, env, outFile, stderr = "ignore", label = "the server", warm, counted, keep = false }) {
+export async function countUnderCallgrind({
+  args,
+  cwd,
+  env,
+  outFile,
+  stderr = "ignore",
+  label = "the server",
+  warm,
+  counted,
+  keep = false,
+}) {
   const server = spawn(
     "valgrind",
     ["--tool=callgrind", "--smc-check=all-non-file", "--instr-atstart=no", `--callgrind-out-file=${outFile}`, process.execPath, ...args],
