@@ -3,8 +3,8 @@ import { clientIpOf, loopbackProxies, type TrustedProxyRule } from "./client-ip.
 import { HttpError } from "./http-errors.js";
 import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
-import { requestIdOf } from "./operations/request-id.js";
-import type { RequestObservation, SlowRequest } from "./operations/request-observer.js";
+import { requestIdOf } from "./request-id.js";
+import type { RequestObservation, SlowRequest } from "./request-observation.js";
 
 /** A name and its value: one header or one query-string parameter. */
 export type HttpNameValue = readonly [name: string, value: string];

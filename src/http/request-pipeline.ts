@@ -9,7 +9,7 @@ import type { HttpLogger } from "./logging/http-logger.js";
 import { BodyReader, BodyWatch } from "./body-reader.js";
 import type { TrustedProxyRule } from "./client-ip.js";
 import { writeClientError, writePreflight, writeResponse } from "./response-writer.js";
-import type { RequestObserver } from "./operations/request-observer.js";
+import type { RequestObserver } from "./request-observer.js";
 import { type DispatchSettings, RequestDispatcher } from "./request-dispatch.js";
 import {
   abortWhenGone,

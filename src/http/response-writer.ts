@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpResponse } from "./http-response.js";
 import { HttpDefaults, HttpStatus } from "./http-messages.js";
-import { requestIdOf } from "./operations/request-id.js";
+import { requestIdOf } from "./request-id.js";
 
 /** The first `Origin` header of a request, read only when the CORS answer depends on it. */
 function originOf(req: IncomingMessage | undefined): string | undefined {

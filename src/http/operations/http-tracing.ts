@@ -3,7 +3,7 @@ import type { StatementObserver } from "../../observation/statement-observer.js"
 import type { HttpRequest } from "../http-request.js";
 import type { HttpResponse } from "../http-response.js";
 import { statementKindOf } from "./metrics-recorder.js";
-import type { RequestObservation } from "./request-observer.js";
+import type { RequestObservation } from "../request-observation.js";
 
 type OtelApi = typeof import("@opentelemetry/api");
 

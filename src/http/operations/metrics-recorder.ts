@@ -5,7 +5,7 @@ import type { StatementObserver } from "../../observation/statement-observer.js"
 import type { HttpRequest } from "../http-request.js";
 import type { HttpResponse } from "../http-response.js";
 import type { HttpPoolFigures } from "./pool-figures.js";
-import type { RequestObservation } from "./request-observer.js";
+import type { RequestObservation } from "../request-observation.js";
 import { collectedMetric, type HistogramSeries, SeriesHistogram } from "./series-histogram.js";
 
 /** Latency buckets in seconds: 1 ms to 10 s. */

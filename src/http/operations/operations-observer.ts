@@ -6,7 +6,8 @@ import type { HttpLogger } from "../logging/http-logger.js";
 import { type HttpMetricsOptions, type RunningMetrics, startMetrics } from "./http-metrics.js";
 import { HttpTracing, loadOpenTelemetry } from "./http-tracing.js";
 import { SlowRequestLog } from "./slow-request-log.js";
-import { RequestObservation, type RequestObserver } from "./request-observer.js";
+import { RequestObservation } from "../request-observation.js";
+import type { RequestObserver } from "../request-observer.js";
 
 /**
  * The operations features a running server switched on, as the one observer its pipeline calls: it times

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { HttpController } from "../../../src/http/http-controller.js";
-import type { HttpServer } from "../../../src/http/http-server.js";
-import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
-import { ask, raw, started } from "../http-test-client.js";
-import { Recording, recordingWriter } from "../logging/recording-writer.js";
+import { HttpController } from "../../src/http/http-controller.js";
+import type { HttpServer } from "../../src/http/http-server.js";
+import { Get, Uri } from "../../src/http/routing/route-decorators.js";
+import { ask, raw, started } from "./http-test-client.js";
+import { Recording, recordingWriter } from "./logging/recording-writer.js";
 
 class Ctx {}
 
