@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { HttpController } from "../../src/http/http-controller.js";
 import type { HttpServer } from "../../src/http/http-server.js";
+import { JsonLinesLogWriter } from "../../src/http/logging/json-lines-log-writer.js";
 import { Get, Uri } from "../../src/http/routing/route-decorators.js";
 import { ask, raw, started } from "./http-test-client.js";
 import { Recording, recordingWriter } from "./logging/recording-writer.js";
@@ -95,5 +99,39 @@ describe("request ids", () => {
     const outcome = await raw(server.port, (write) => write("GET /things HTTP/1.1\r\n\r\n"));
     assert.match(outcome.text, /^HTTP\/1\.1 400/);
     assert.match(outcome.text, /x-request-id: [0-9a-f-]{36}\r\n/i);
+  });
+});
+
+describe("request ids in the JSON-lines log file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tenon-request-id-"));
+  const path = join(dir, "http.log");
+  class FileLog extends JsonLinesLogWriter {
+    static override path = path;
+  }
+  let server: HttpServer<Ctx>;
+
+  before(async () => {
+    server = await started(Ctx, (s) => {
+      s.allowAnonymous = true;
+      s.registerController(ThingsController);
+      s.registerLogWriter(FileLog);
+    });
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("the request, action, response and error lines of a request all carry its id", async () => {
+    await ask(server.port, "/things", { headers: { "X-Request-Id": "file-req-1" } });
+    const failed = await ask(server.port, "/things/fail", { headers: { "X-Request-Id": "file-req-2" } });
+    await server.stop(); // flushes the log
+    const lines = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { log: string; requestId?: string; taskId?: string });
+    const kindsOf = (id: string): string[] => lines.filter((line) => line.requestId === id).map((line) => line.log);
+    assert.deepEqual(kindsOf("file-req-1").sort(), ["action", "request", "response"]);
+    assert.deepEqual(kindsOf("file-req-2").sort(), ["error", "request", "response"]);
+    const error = lines.find((line) => line.log === "error");
+    assert.equal(error?.taskId, (failed.json as { taskId: string }).taskId);
   });
 });

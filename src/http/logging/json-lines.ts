@@ -34,6 +34,37 @@ function nameValues(values: HttpLogNameValues): string {
   return text + "]";
 }
 
+/** The fields every line starts with: `{"log":<log>,"time":...,"requestId":...,"host":...,"uri":...`. */
+function lineHead(log: string, record: HttpLogRequest | HttpLogResponse): string {
+  return (
+    '{"log":"' +
+    log +
+    '","time":"' +
+    isoTime(record.time) +
+    (record.requestId === "" ? '","host":' : '","requestId":' + quote(record.requestId) + ',"host":') +
+    quote(record.host) +
+    ',"uri":' +
+    quote(record.uri)
+  );
+}
+
+/** A slow request's fields (`HttpServer.slowRequestThreshold`): its duration and statements. */
+function slowFields(slow: HttpLogResponse["slow"]): string {
+  if (slow === undefined) return "";
+  return (
+    ',"durationMs":' +
+    JSON.stringify(slow.durationMs) +
+    ',"statements":' +
+    JSON.stringify(slow.statements) +
+    (slow.statementsOmitted > 0 ? ',"statementsOmitted":' + integer(slow.statementsOmitted) : "")
+  );
+}
+
+/** The body's field: its text, or `contentOmitted` when it was not logged. */
+function contentField(record: HttpLogRequest | HttpLogResponse): string {
+  return record.contentOmitted ? ',"contentOmitted":true' : ',"content":' + quote(record.content ?? "");
+}
+
 // Each line is one concatenation (the cheapest way V8 has to build it, measured against a list of parts joined
 // once); the writer copies it into its batch buffer at once, so the string never outlives the entry.
 
@@ -41,17 +72,12 @@ function nameValues(values: HttpLogNameValues): string {
 export function requestLine(record: HttpLogRequest): string | undefined {
   if (record.constructor !== HttpLogRequest) return undefined;
   return (
-    '{"log":"request","time":"' +
-    isoTime(record.time) +
-    '","host":' +
-    quote(record.host) +
-    ',"uri":' +
-    quote(record.uri) +
+    lineHead("request", record) +
     ',"methodType":' +
     quote(record.methodType) +
     ',"contentLength":' +
     integer(record.contentLength) +
-    (record.contentOmitted ? ',"contentOmitted":true' : ',"content":' + quote(record.content ?? "")) +
+    contentField(record) +
     ',"paramsCount":' +
     integer(record.paramsCount) +
     (record.paramsOmitted ? ',"paramsOmitted":true' : ',"params":' + nameValues(record.params ?? [])) +
@@ -70,12 +96,7 @@ export function requestLine(record: HttpLogRequest): string | undefined {
 export function responseLine(record: HttpLogResponse): string | undefined {
   if (record.constructor !== HttpLogResponse) return undefined;
   return (
-    '{"log":"response","time":"' +
-    isoTime(record.time) +
-    '","host":' +
-    quote(record.host) +
-    ',"uri":' +
-    quote(record.uri) +
+    lineHead("response", record) +
     (record.user === undefined ? "" : ',"user":' + JSON.stringify(record.user)) +
     ',"statusCode":' +
     integer(record.statusCode) +
@@ -85,7 +106,8 @@ export function responseLine(record: HttpLogResponse): string | undefined {
     quote(record.contentEncoding) +
     ',"contentLength":' +
     integer(record.contentLength) +
-    (record.contentOmitted ? ',"contentOmitted":true' : ',"content":' + quote(record.content ?? "")) +
+    contentField(record) +
+    slowFields(record.slow) +
     "}\n"
   );
 }

@@ -110,6 +110,7 @@ test("without a path the JSON-lines writer writes to standard output", () => {
 });
 
 test("request and response lines are exactly the JSON of toJson(), tagged with their kind, for every shape of record", () => {
+  // request ids and slow requests included: the fast lines once left both out of the file
   const generous = new HttpLogParameters({ maxContentLength: -1, maxItemCount: -1 });
   const stingy = new HttpLogParameters({ maxContentLength: 4, maxItemCount: 1 });
   const requests = [
@@ -130,6 +131,26 @@ test("request and response lines are exactly the JSON of toJson(), tagged with t
     fakeRequest({ sentMethod: "POST", contentType: "application/x-www-form-urlencoded", body: "a=1&password=x" }),
     fakeRequest({ user: { username: "ann", areas: ["admin", "sales"], tenant: "t-1" } }),
     fakeRequest({ user: { username: "bob \u{1F600}", areas: [], tenant: undefined } }),
+    fakeRequest({ requestId: "0f6c2a4e-3b1d-4c55-9e0a-7d2b8c1e4f90" }),
+    fakeRequest({
+      requestId: "lb:trace/42+x=",
+      slowRequest: {
+        durationMs: 812.5,
+        statements: [{ sql: 'SELECT "a" FROM t WHERE id = ?', durationMs: 800.25, failed: false }],
+        statementsOmitted: 0,
+      },
+    }),
+    fakeRequest({
+      requestId: "r-7",
+      slowRequest: {
+        durationMs: 1500,
+        statements: [
+          { sql: "UPDATE t SET a = ? WHERE id = ?", durationMs: 0.5, failed: true },
+          { sql: "SELECT 1", durationMs: 1, failed: false },
+        ],
+        statementsOmitted: 3,
+      },
+    }),
   ];
   const responses = [
     { statusCode: 200, content: '{"ok":true}', contentType: "application/json; charset=utf-8", contentEncoding: "" },
@@ -148,7 +169,7 @@ test("request and response lines are exactly the JSON of toJson(), tagged with t
       }
     }
   }
-  assert.equal(compared, 54);
+  assert.equal(compared, 81);
 });
 
 test("a subclass that shapes its lines in writeLine gets the request and response lines too", async (t) => {
