@@ -17,7 +17,7 @@ const { values: o } = parseArgs({
   options: {
     scenario: { type: "string", default: "S2" },
     warmup: { type: "string", default: "15000" },
-    count: { type: "string", default: "5000" },
+    count: { type: "string", default: "20000" },
     keep: { type: "boolean", default: false },
   },
 });
