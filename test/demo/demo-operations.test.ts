@@ -89,4 +89,22 @@ describe("the demo with OTEL=console and RATE_LIMIT", () => {
     assert.ok(Number(last?.headers["retry-after"]) > 0);
     assert.match(String(last?.headers["ratelimit-policy"]), /"address";q=4;w=60/);
   });
+
+  test("the served document describes the RateLimit headers that a limited route's success carries, beside its ETag", async () => {
+    const document = (await ask(demo.port, "/api/openapi.json", { headers: { "X-Forwarded-For": "198.51.100.10" } })).json as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
+    const documented = Object.keys(document.paths["/api/companies/{id}"].get.responses["200"].headers ?? {}).sort();
+    assert.deepEqual(documented, ["ETag", "RateLimit", "RateLimit-Policy"]);
+    const address = { "X-Forwarded-For": "198.51.100.11" };
+    const logon = await ask(demo.port, "/api/logon", {
+      method: "POST",
+      headers: address,
+      body: JSON.stringify({ username: "guest", password: "guest" }),
+    });
+    const token = (logon.json as { token: string }).token;
+    const company = await ask(demo.port, "/api/companies/1", { headers: { ...address, authorization: `Bearer ${token}` } });
+    assert.equal(company.status, 200);
+    for (const name of documented) assert.ok(company.headers[name.toLowerCase()] !== undefined, `the answer carries ${name}`);
+  });
 });

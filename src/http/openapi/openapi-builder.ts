@@ -200,8 +200,20 @@ class StandardAnswers {
   }
 }
 
-/** The `ETag` header of a versioned entity's success answer, shared by every operation that gives it. */
-const etagHeader = { ETag: { description: headerDescriptions.ETag, schema: { type: "string" } } };
+/** A header of a success answer, as the document describes it. */
+const header = (name: "ETag" | "RateLimit" | "RateLimit-Policy") => ({ description: headerDescriptions[name], schema: { type: "string" } });
+
+/**
+ * The headers of a success answer, shared by every operation that gives the same ones: `ETag` for a versioned
+ * entity, `RateLimit` and `RateLimit-Policy` on a route a rate limit can apply to (every answer to a limited
+ * request carries them). Indexed by etag + 2 * rate limited.
+ */
+const successHeaders: readonly (Record<string, unknown> | undefined)[] = [
+  undefined,
+  { ETag: header("ETag") },
+  { RateLimit: header("RateLimit"), "RateLimit-Policy": header("RateLimit-Policy") },
+  { ETag: header("ETag"), RateLimit: header("RateLimit"), "RateLimit-Policy": header("RateLimit-Policy") },
+];
 
 function buildOperation(
   route: DocumentedRoute,
@@ -220,12 +232,10 @@ function buildOperation(
   };
   const responses: Record<string, unknown> = {};
   const success = { [jsonMedia]: { schema: described?.responseBody ?? {} } };
-  const successHeaders = described?.etag === true ? etagHeader : undefined;
+  const headers = successHeaders[(described?.etag === true ? 1 : 0) + (route.rateLimited ? 2 : 0)];
   for (const [status, answer] of standard.of(facts, described?.answers)) {
     responses[status] =
-      typeof answer === "string"
-        ? { description: answer, ...(successHeaders !== undefined ? { headers: successHeaders } : {}), content: success }
-        : answer;
+      typeof answer === "string" ? { description: answer, ...(headers !== undefined ? { headers } : {}), content: success } : answer;
   }
   const notes: string[] = [];
   if (route.areas.length > 0) notes.push(OpenApiMessages.areas(route.areas));

@@ -187,6 +187,15 @@ describe("the OpenAPI document of the HTTP core", () => {
     assert.equal(has429(one, "/v1/things", "post"), true);
     assert.equal(has429(one, "/v1/things/{param1}", "delete"), false);
     assert.equal(has429(one, "/v1/files/{path}", "get"), false);
+    // the success answer of a limited route describes the headers every answer to it carries; the others none
+    const successHeaderNames = (document: Document, path: string, method: string): string[] => {
+      const responses = document.paths[path][method].responses as Record<string, { headers?: Record<string, unknown> }>;
+      const success = Object.keys(responses).find((status) => status.startsWith("2"));
+      return Object.keys(responses[success ?? ""]?.headers ?? {}).sort();
+    };
+    assert.deepEqual(successHeaderNames(one, "/v1/things", "post"), ["RateLimit", "RateLimit-Policy"]);
+    assert.deepEqual(successHeaderNames(one, "/v1/things/{param1}", "delete"), []);
+    assert.deepEqual(successHeaderNames(everywhere, "/v1/files/{path}", "get"), ["RateLimit", "RateLimit-Policy"]);
     const result = await new Validator().validate(structuredClone(one) as never);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
   });
