@@ -18,6 +18,9 @@ export const ValidationMessages = {
   columnSize: (name: string, size: number) => `${name} does not fit its column: at most ${size} characters (Unicode code points).`,
   decimalDoesNotFit: (name: string, precision: number, scale: number) =>
     `${name} does not fit its column: a decimal of ${precision} digits with ${scale} after the point.`,
+  integerDoesNotFit: (name: string, min: bigint | number, max: bigint | number) =>
+    `${name} does not fit its column: an integer from ${min} to ${max}.`,
+  floatDoesNotFit: (name: string) => `${name} does not fit its column: a finite number.`,
   unstorableText: (name: string, fault: TextFault) =>
     fault === "nul"
       ? `${name} contains a NUL character (U+0000), which cannot be stored.`
