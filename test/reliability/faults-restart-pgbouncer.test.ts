@@ -4,21 +4,13 @@
 import { after } from "node:test";
 import { reportUnreachable } from "../orm/engine-availability.js";
 import { postgresUnreachable, postgresUrl } from "../orm/harness-postgres.js";
-import { type PgBouncer, pgBouncerUnavailable, startPgBouncer } from "../support/pgbouncer.js";
+import { pgBouncerOrReason } from "../support/pgbouncer.js";
 import { loadRowsOf } from "../support/reconcile.js";
 import { createPostgresScratch } from "../support/scratch-database.js";
 import { defineDatabaseRestartFaults } from "./faults-database-restart-suite.js";
 
-let bouncer: PgBouncer | undefined;
-let reason = (await postgresUnreachable()) ?? pgBouncerUnavailable();
-if (reason === undefined) {
-  try {
-    bouncer = await startPgBouncer({ server: postgresUrl });
-  } catch (error) {
-    reason = `PgBouncer did not start: ${(error as Error).message}`;
-  }
-}
-if (bouncer === undefined) reportUnreachable("PgBouncer", reason ?? "unknown", "restart faults");
+const bouncer = await pgBouncerOrReason(postgresUrl, await postgresUnreachable());
+if (typeof bouncer === "string") reportUnreachable("PgBouncer", bouncer, "restart faults");
 else {
   const running = bouncer;
   after(() => running.stop());

@@ -142,3 +142,17 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
     },
   };
 }
+
+/**
+ * A PgBouncer started in front of `server`, or the reason there is none: `serverUnreachable` (the server's own
+ * reason, checked by the caller), PgBouncer not installed, or its start failing. The caller stops it.
+ */
+export async function pgBouncerOrReason(server: string, serverUnreachable: string | undefined): Promise<PgBouncer | string> {
+  const reason = serverUnreachable ?? pgBouncerUnavailable();
+  if (reason !== undefined) return reason;
+  try {
+    return await startPgBouncer({ server });
+  } catch (error) {
+    return `PgBouncer did not start: ${(error as Error).message}`;
+  }
+}
