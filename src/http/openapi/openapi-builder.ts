@@ -202,18 +202,19 @@ class StandardAnswers {
 
 /** A header of a success answer, as the document describes it. */
 const header = (name: "ETag" | "RateLimit" | "RateLimit-Policy") => ({ description: headerDescriptions[name], schema: { type: "string" } });
+const etagHeaders = { ETag: header("ETag") };
+const rateLimitHeaders = { RateLimit: header("RateLimit"), "RateLimit-Policy": header("RateLimit-Policy") };
+const etagAndRateLimitHeaders = { ...etagHeaders, ...rateLimitHeaders };
 
 /**
  * The headers of a success answer, shared by every operation that gives the same ones: `ETag` for a versioned
  * entity, `RateLimit` and `RateLimit-Policy` on a route a rate limit can apply to (every answer to a limited
- * request carries them). Indexed by etag + 2 * rate limited.
+ * request carries them).
  */
-const successHeaders: readonly (Record<string, unknown> | undefined)[] = [
-  undefined,
-  { ETag: header("ETag") },
-  { RateLimit: header("RateLimit"), "RateLimit-Policy": header("RateLimit-Policy") },
-  { ETag: header("ETag"), RateLimit: header("RateLimit"), "RateLimit-Policy": header("RateLimit-Policy") },
-];
+function successHeadersOf(etag: boolean, rateLimited: boolean): Record<string, unknown> | undefined {
+  if (etag) return rateLimited ? etagAndRateLimitHeaders : etagHeaders;
+  return rateLimited ? rateLimitHeaders : undefined;
+}
 
 function buildOperation(
   route: DocumentedRoute,
@@ -232,7 +233,7 @@ function buildOperation(
   };
   const responses: Record<string, unknown> = {};
   const success = { [jsonMedia]: { schema: described?.responseBody ?? {} } };
-  const headers = successHeaders[(described?.etag === true ? 1 : 0) + (route.rateLimited ? 2 : 0)];
+  const headers = successHeadersOf(described?.etag === true, route.rateLimited);
   for (const [status, answer] of standard.of(facts, described?.answers)) {
     responses[status] =
       typeof answer === "string" ? { description: answer, ...(headers !== undefined ? { headers } : {}), content: success } : answer;
