@@ -20,7 +20,7 @@ export interface MessageEntry {
 
 /** One messages object and the module that holds it. */
 export interface MessageModule {
-  /** `src/http/http-messages.ts`. */
+  /** `src/http/exchange/http-messages.ts`. */
   readonly source: string;
   /** `HttpMessages`. */
   readonly exportName: string;

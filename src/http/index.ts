@@ -3,12 +3,12 @@
  * entity reader and writer.
  * @packageDocumentation
  */
-export { HttpServer, type HttpContextSource } from "./http-server.js";
-export { HttpRequest, type HttpNameValue } from "./http-request.js";
-export { HttpResponse } from "./http-response.js";
-export { HttpUser } from "./http-user.js";
-export { HttpCorsConfig } from "./http-cors-config.js";
-export { HttpController, type HttpControllerClass } from "./http-controller.js";
+export { HttpServer, type HttpContextSource } from "./server/http-server.js";
+export { HttpRequest, type HttpNameValue } from "./exchange/http-request.js";
+export { HttpResponse } from "./exchange/http-response.js";
+export { HttpUser } from "./exchange/http-user.js";
+export { HttpCorsConfig } from "./server/http-cors-config.js";
+export { HttpController, type HttpControllerClass } from "./exchange/http-controller.js";
 export {
   HttpError,
   HttpServerError,
@@ -18,7 +18,7 @@ export {
   HttpMethodNotAllowedError,
   HttpNotReadyError,
   HttpBulkItemError,
-} from "./http-errors.js";
+} from "./exchange/http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";
 export type { HttpMetricsOptions } from "./operations/http-metrics.js";
 export type { HttpPoolFigures, PoolFigures } from "./operations/pool-figures.js";

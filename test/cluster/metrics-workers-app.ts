@@ -1,8 +1,8 @@
 // A program for cluster-metrics.test.ts: two workers behind one port, their metrics summed by the primary.
 // Environment: APP_PORT (the shared port), METRICS_TOKEN. Prints `METRICS <port>` once every worker serves.
 import { runWorkers } from "../../src/cluster/run-workers.js";
-import { HttpController } from "../../src/http/http-controller.js";
-import { HttpServer } from "../../src/http/http-server.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import { HttpServer } from "../../src/http/server/http-server.js";
 import { Get, Uri } from "../../src/http/routing/route-decorators.js";
 
 class Ctx {}

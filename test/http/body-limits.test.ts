@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { HttpController } from "../../src/http/http-controller.js";
-import type { HttpServer } from "../../src/http/http-server.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import type { HttpServer } from "../../src/http/server/http-server.js";
 import { Get, Post, Uri } from "../../src/http/routing/route-decorators.js";
 import { ask, raw, sleep, started, statusesOf } from "./http-test-client.js";
 
@@ -66,7 +66,7 @@ describe("request bodies and their limits", () => {
   });
 
   test("the default ceiling is 1 MiB", async () => {
-    const { HttpServer: Server } = await import("../../src/http/http-server.js");
+    const { HttpServer: Server } = await import("../../src/http/server/http-server.js");
     assert.equal(new Server(Ctx).maxRequestContentLength, 1048576);
   });
 

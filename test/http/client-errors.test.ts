@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { HttpController } from "../../src/http/http-controller.js";
-import type { HttpServer } from "../../src/http/http-server.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import type { HttpServer } from "../../src/http/server/http-server.js";
 import { Get, Post, Uri } from "../../src/http/routing/route-decorators.js";
 import { raw, started, statusesOf } from "./http-test-client.js";
 

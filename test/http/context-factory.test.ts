@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HttpController } from "../../src/http/http-controller.js";
-import type { HttpServer } from "../../src/http/http-server.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import type { HttpServer } from "../../src/http/server/http-server.js";
 import { Get, Uri } from "../../src/http/routing/route-decorators.js";
 import { ask, started } from "./http-test-client.js";
 

@@ -8,8 +8,14 @@ import { fileURLToPath } from "node:url";
 /** The repository's src/, read as TypeScript (a type-only import is an import too, and compiled output drops it). */
 const srcRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../src");
 
-/** The layers the HTTP core must not reach (STYLE: it defines small interfaces the ORM side implements). */
-const forbidden = ["session", "json", "engines"];
+/**
+ * The ORM's folders, which the HTTP core must not reach: the core defines small interfaces (readiness, pool
+ * figures, statement observation) that the ORM side implements, and `src/http/crud` is the one bridge.
+ */
+const forbidden = ["mapping", "sql", "engines", "session", "json", "schema", "events", "filter", "validation"];
+
+/** The folders of `src/http` that hold optional parts: each sees the ground floor (`exchange/`) and routing, never the server. */
+const features = ["auth", "balancer", "logging", "openapi", "operations", "routing"];
 
 /** Static imports and re-exports (`import x from`, `import type {...} from`, `export * from`, side-effect imports) and `import("...")`. */
 const importPattern =
@@ -25,6 +31,11 @@ function importsOf(file: string): string[] {
 function resolveImport(from: string, specifier: string): string | undefined {
   if (!specifier.startsWith(".")) return undefined;
   return resolve(dirname(from), specifier).replace(/\.js$/, ".ts");
+}
+
+/** The source files that a file imports through relative paths. */
+function localImportsOf(file: string): string[] {
+  return importsOf(file).flatMap((specifier) => resolveImport(file, specifier) ?? []);
 }
 
 /**
@@ -58,13 +69,39 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe("the HTTP core knows nothing of the ORM", () => {
-  it("no file under src/http except src/http/crud (and the entry point) reaches src/session, src/json or src/engines", () => {
+  it("no file under src/http except src/http/crud (and the entry point) reaches an ORM folder", () => {
     const http = join(srcRoot, "http");
     // index.ts is the door of `tenon/http`: it re-exports the CRUD layer beside the core, on purpose.
     const core = sourceFiles(http).filter((file) => !file.startsWith(join(http, "crud")) && file !== join(http, "index.ts"));
     assert.ok(core.length > 30, `expected the HTTP core's files under ${http}, found ${core.length}`);
     const violations = core.flatMap((file) => forbiddenReach(file, srcRoot, forbidden));
     assert.deepEqual(violations, []);
+  });
+
+  it("the ground floor (src/http/exchange) imports nothing else of src/http", () => {
+    const http = join(srcRoot, "http");
+    const exchange = join(http, "exchange");
+    const files = sourceFiles(exchange);
+    assert.ok(files.length >= 10, `expected the ground floor's files under ${exchange}, found ${files.length}`);
+    const outside = files.flatMap((file) =>
+      localImportsOf(file)
+        .filter((target) => target.startsWith(`${http}/`) && !target.startsWith(`${exchange}/`))
+        .map((target) => `${relative(srcRoot, file)} -> ${relative(srcRoot, target)}`),
+    );
+    assert.deepEqual(outside, []);
+  });
+
+  it("no optional part (auth, balancer, logging, openapi, operations, routing) imports the server or the CRUD bridge", () => {
+    const http = join(srcRoot, "http");
+    const upper = [join(http, "server"), join(http, "crud")];
+    const files = features.flatMap((folder) => sourceFiles(join(http, folder)));
+    assert.ok(files.length > 20, `expected the optional parts' files, found ${files.length}`);
+    const upward = files.flatMap((file) =>
+      localImportsOf(file)
+        .filter((target) => upper.some((dir) => target.startsWith(`${dir}/`)))
+        .map((target) => `${relative(srcRoot, file)} -> ${relative(srcRoot, target)}`),
+    );
+    assert.deepEqual(upward, []);
   });
 
   it("the import reader follows every import form through relative paths to a forbidden layer", () => {

@@ -1,7 +1,7 @@
 // Helpers for the HTTP tests: a real server on an ephemeral port, a plain HTTP client, and a raw socket.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
-import { HttpServer, type HttpContextSource } from "../../src/http/http-server.js";
+import { HttpServer, type HttpContextSource } from "../../src/http/server/http-server.js";
 
 /** An answer as the client saw it. */
 export interface Answer {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { clientIpOf, isLoopback, stripPort } from "../../src/http/client-ip.js";
-import { HttpController } from "../../src/http/http-controller.js";
-import type { HttpServer } from "../../src/http/http-server.js";
+import { clientIpOf, isLoopback, stripPort } from "../../src/http/exchange/client-ip.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import type { HttpServer } from "../../src/http/server/http-server.js";
 import { Delete, Get, Post, Put, Uri } from "../../src/http/routing/route-decorators.js";
 import { ask, raw, started, statusesOf } from "./http-test-client.js";
 

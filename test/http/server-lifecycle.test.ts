@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { HttpAuthentication } from "../../src/http/auth/http-authentication.js";
-import { HttpController } from "../../src/http/http-controller.js";
-import { HttpServerError } from "../../src/http/http-errors.js";
-import { HttpServer } from "../../src/http/http-server.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import { HttpServerError } from "../../src/http/exchange/http-errors.js";
+import { HttpServer } from "../../src/http/server/http-server.js";
 import { Area, AuthorizationType, Get, HttpAuthorizationType, Uri } from "../../src/http/routing/route-decorators.js";
 import { runningServers } from "../../src/http/logging/running-servers.js";
 import { ask } from "./http-test-client.js";

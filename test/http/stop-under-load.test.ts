@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { HttpController } from "../../src/http/http-controller.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
 import { Get, Uri } from "../../src/http/routing/route-decorators.js";
 import { ask, sleep, started, type Answer } from "./http-test-client.js";
 

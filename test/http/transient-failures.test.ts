@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TransientDatabaseError } from "../../src/errors.js";
-import { HttpController } from "../../src/http/http-controller.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
 import type { HttpLogAction, HttpLogError, HttpLogRequest, HttpLogResponse } from "../../src/http/logging/http-log-records.js";
 import { HttpLogWriter } from "../../src/http/logging/http-log-writer.js";
 import { Get, Uri } from "../../src/http/routing/route-decorators.js";

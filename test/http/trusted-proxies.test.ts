@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { HttpController } from "../../src/http/http-controller.js";
-import { HttpServerError } from "../../src/http/http-errors.js";
-import { HttpServer } from "../../src/http/http-server.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import { HttpServerError } from "../../src/http/exchange/http-errors.js";
+import { HttpServer } from "../../src/http/server/http-server.js";
 import { Get, Uri } from "../../src/http/routing/route-decorators.js";
 import { started } from "./http-test-client.js";
 

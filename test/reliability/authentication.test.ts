@@ -10,9 +10,9 @@ import { BasicAuthentication } from "../../src/http/auth/basic-authentication.js
 import { BearerAuthentication } from "../../src/http/auth/bearer-authentication.js";
 import { constantTimeEquals } from "../../src/http/auth/constant-time.js";
 import { JwtKeyring, type JwtPayload } from "../../src/http/auth/jwt-keyring.js";
-import { HttpController } from "../../src/http/http-controller.js";
-import type { HttpServer } from "../../src/http/http-server.js";
-import { HttpUser } from "../../src/http/http-user.js";
+import { HttpController } from "../../src/http/exchange/http-controller.js";
+import type { HttpServer } from "../../src/http/server/http-server.js";
+import { HttpUser } from "../../src/http/exchange/http-user.js";
 import { Area, Get, Uri } from "../../src/http/routing/route-decorators.js";
 import { type Answer, ask, started } from "../http/http-test-client.js";
 

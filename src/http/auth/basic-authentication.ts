@@ -1,9 +1,9 @@
-import { HttpUnauthorizedError } from "../http-errors.js";
-import type { HttpRequest } from "../http-request.js";
-import { HttpDefaults } from "../http-messages.js";
-import { HttpUser } from "../http-user.js";
+import { HttpUnauthorizedError } from "../exchange/http-errors.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import { HttpDefaults } from "../exchange/http-messages.js";
+import { HttpUser } from "../exchange/http-user.js";
 import { HttpAuthentication } from "./http-authentication.js";
-import { HttpMessages } from "../http-messages.js";
+import { HttpMessages } from "../exchange/http-messages.js";
 
 /**
  * HTTP Basic authentication (RFC 7617). Reads `Authorization: Basic <base64(user:password)>` and asks

@@ -1,9 +1,9 @@
-import { HttpUnauthorizedError } from "../http-errors.js";
-import type { HttpRequest } from "../http-request.js";
-import { HttpUser } from "../http-user.js";
+import { HttpUnauthorizedError } from "../exchange/http-errors.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import { HttpUser } from "../exchange/http-user.js";
 import { HttpAuthentication } from "./http-authentication.js";
 import type { JwtKeyring, JwtPayload } from "./jwt-keyring.js";
-import { HttpMessages } from "../http-messages.js";
+import { HttpMessages } from "../exchange/http-messages.js";
 
 /**
  * Bearer authentication with JSON Web Tokens (HS256 and RS256 with key ids, see `JwtKeyring`). Reads

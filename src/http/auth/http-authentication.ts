@@ -1,5 +1,5 @@
-import type { HttpRequest } from "../http-request.js";
-import type { HttpResponse } from "../http-response.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 
 /**
  * The application's authentication (SPEC.md 5). The server builds one instance per request that needs

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
 import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from "jose";
-import { HttpServerError } from "../http-errors.js";
-import { HttpMessages } from "../http-messages.js";
+import { HttpServerError } from "../exchange/http-errors.js";
+import { HttpMessages } from "../exchange/http-messages.js";
 
 /** The claims of a JSON Web Token. */
 export type JwtPayload = JWTPayload;

@@ -1,6 +1,6 @@
-import { HttpController, type HttpControllerClass } from "../http-controller.js";
-import { HttpNotReadyError } from "../http-errors.js";
-import { HttpMessages } from "../http-messages.js";
+import { HttpController, type HttpControllerClass } from "../exchange/http-controller.js";
+import { HttpNotReadyError } from "../exchange/http-errors.js";
+import { HttpMessages } from "../exchange/http-messages.js";
 import { AuthorizationType, Get, HttpAuthorizationType } from "../routing/route-decorators.js";
 import type { HttpReadiness } from "./http-readiness.js";
 

@@ -2,7 +2,7 @@ import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { rawEntityOf } from "../../mapping/metadata-store.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
-import { HttpStatusCatalogue } from "../http-status-catalogue.js";
+import { HttpStatusCatalogue } from "../exchange/http-status-catalogue.js";
 import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";

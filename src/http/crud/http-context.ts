@@ -3,7 +3,7 @@ import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { decodeColumnJson } from "../../json/column-json.js";
 import { JsonContext } from "../../json/json-context.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
-import { HttpNotFoundError } from "../http-errors.js";
+import { HttpNotFoundError } from "../exchange/http-errors.js";
 
 /**
  * The session of an HTTP request (SPEC.md TTHttpContext): the JSON context plus what the generic reader

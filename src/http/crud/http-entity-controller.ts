@@ -3,7 +3,7 @@ import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
 import { CrudMessages } from "./crud-messages.js";
-import { HttpController } from "../http-controller.js";
+import { HttpController } from "../exchange/http-controller.js";
 import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
 import type { HttpContext } from "./http-context.js";
 import { HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";

@@ -2,7 +2,7 @@ import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { decodeColumnJson } from "../../json/column-json.js";
-import { HttpNotFoundError } from "../http-errors.js";
+import { HttpNotFoundError } from "../exchange/http-errors.js";
 import { filterColumnsOf } from "./filter-columns.js";
 import { effectiveLimit, parseSelectBody } from "./http-filter-body.js";
 import { encodeCursor } from "./keyset-cursor.js";
@@ -10,9 +10,9 @@ import type { Condition, OrderByItem } from "../../filter/condition.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import type { HttpContext } from "./http-context.js";
 import { Filter } from "../../filter/filter.js";
-import type { HttpRequest } from "../http-request.js";
-import type { HttpResponse } from "../http-response.js";
-import { HttpStatus } from "../http-messages.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
+import { HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifNoneMatchHolds, parseEntityTags } from "./entity-tag.js";
 
 /**

@@ -13,15 +13,15 @@ import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { isDeserialized, jsonPropertyName } from "../../json/json-visibility.js";
 import { Lazy } from "../../mapping/lazy.js";
 import type { RetryOption } from "../../session/retry-policy.js";
-import { HttpBulkItemError, HttpError, HttpNotFoundError } from "../http-errors.js";
+import { HttpBulkItemError, HttpError, HttpNotFoundError } from "../exchange/http-errors.js";
 import { type HttpBulkOperation, readBulkBody } from "./bulk-body.js";
 import { type HttpIdempotencyKey, runOnce } from "./idempotency.js";
 import { CrudMessages } from "./crud-messages.js";
 import { isMergeObject, jsonKeyOf, mergePatch } from "./merge-patch.js";
 import type { HttpContext } from "./http-context.js";
-import { HttpDefaults, HttpStatus } from "../http-messages.js";
+import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifMatchVersion, type TagVersion } from "./entity-tag.js";
-import type { HttpResponse } from "../http-response.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
 export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;

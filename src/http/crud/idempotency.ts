@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { InvalidInputError, UniqueViolationError } from "../../errors.js";
 import type { RetryOption } from "../../session/retry-policy.js";
 import { idempotencyStatementsOf } from "../../sql/idempotency-statements.js";
-import { HttpError } from "../http-errors.js";
-import { HttpStatus } from "../http-messages.js";
-import type { HttpRequest } from "../http-request.js";
+import { HttpError } from "../exchange/http-errors.js";
+import { HttpStatus } from "../exchange/http-messages.js";
+import type { HttpRequest } from "../exchange/http-request.js";
 import { CrudMessages } from "./crud-messages.js";
 import type { HttpContext } from "./http-context.js";
 

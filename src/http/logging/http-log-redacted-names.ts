@@ -1,5 +1,5 @@
 import { runningServers } from "./running-servers.js";
-import { HttpServerError } from "../http-errors.js";
+import { HttpServerError } from "../exchange/http-errors.js";
 import { LogMessages } from "./log-messages.js";
 
 /** Built-in header names whose values never reach a log writer (SPEC.md 2.7 rule 2). */

@@ -1,4 +1,4 @@
-import type { HttpAnswerBody, HttpAnswerHeader, HttpStatusName } from "../http-status-catalogue.js";
+import type { HttpAnswerBody, HttpAnswerHeader, HttpStatusName } from "../exchange/http-status-catalogue.js";
 import { OpenApiMessages } from "./openapi-messages.js";
 import type { JsonSchema } from "./openapi-types.js";
 

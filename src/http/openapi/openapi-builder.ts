@@ -1,4 +1,4 @@
-import { type HttpRouteFacts, HttpStatusCatalogue, type HttpStatusEntry, type HttpStatusName } from "../http-status-catalogue.js";
+import { type HttpRouteFacts, HttpStatusCatalogue, type HttpStatusEntry, type HttpStatusName } from "../exchange/http-status-catalogue.js";
 import { errorBodyName, errorBodySchemas, errorResponseName, headerDescriptions, statusDescriptions } from "./error-responses.js";
 import { OpenApiMessages } from "./openapi-messages.js";
 import { bodySchemaOf, operationOptionsOf } from "./operation-decorator.js";

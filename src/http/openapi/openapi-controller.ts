@@ -1,5 +1,5 @@
-import { HttpController, type HttpControllerClass } from "../http-controller.js";
-import { HttpDefaults } from "../http-messages.js";
+import { HttpController, type HttpControllerClass } from "../exchange/http-controller.js";
+import { HttpDefaults } from "../exchange/http-messages.js";
 import { AuthorizationType, Get, HttpAuthorizationType } from "../routing/route-decorators.js";
 
 /**

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
-import { HttpServerError } from "../http-errors.js";
-import { HttpMessages } from "../http-messages.js";
+import { HttpServerError } from "../exchange/http-errors.js";
+import { HttpMessages } from "../exchange/http-messages.js";
 import { type MetricsEndpoint, type MetricsListener, openMetricsListener } from "./metrics-listener.js";
 import { MetricsRecorder, type MetricsSources } from "./metrics-recorder.js";
 import { OperationsMessages } from "./operations-messages.js";

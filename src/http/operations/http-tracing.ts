@@ -1,9 +1,9 @@
 import type { Context as OtelContext, Span, Tracer } from "@opentelemetry/api";
 import type { StatementObserver } from "../../observation/statement-observer.js";
-import type { HttpRequest } from "../http-request.js";
-import type { HttpResponse } from "../http-response.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 import { statementKindOf } from "./metrics-recorder.js";
-import type { RequestObservation } from "../request-observation.js";
+import type { RequestObservation } from "../exchange/request-observation.js";
 
 type OtelApi = typeof import("@opentelemetry/api");
 

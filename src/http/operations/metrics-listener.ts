@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { constantTimeEquals } from "../auth/constant-time.js";
-import { HttpMessages, HttpStatus } from "../http-messages.js";
+import { HttpMessages, HttpStatus } from "../exchange/http-messages.js";
 import { OperationsMessages } from "./operations-messages.js";
 
 /** Where the metrics are served and with which credentials (already validated). @internal */

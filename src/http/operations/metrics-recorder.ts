@@ -2,10 +2,10 @@ import { performance } from "node:perf_hooks";
 import type { Registry } from "prom-client";
 import { TransientDatabaseError } from "../../errors.js";
 import type { StatementObserver } from "../../observation/statement-observer.js";
-import type { HttpRequest } from "../http-request.js";
-import type { HttpResponse } from "../http-response.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 import type { HttpPoolFigures } from "./pool-figures.js";
-import type { RequestObservation } from "../request-observation.js";
+import type { RequestObservation } from "../exchange/request-observation.js";
 import { collectedMetric, type HistogramSeries, SeriesHistogram } from "./series-histogram.js";
 
 /** Latency buckets in seconds: 1 ms to 10 s. */

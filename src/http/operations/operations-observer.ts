@@ -1,13 +1,13 @@
 import { performance } from "node:perf_hooks";
 import { observeStatements } from "../../observation/statement-observer.js";
-import type { HttpRequest } from "../http-request.js";
-import type { HttpResponse } from "../http-response.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 import type { HttpLogger } from "../logging/http-logger.js";
 import { type HttpMetricsOptions, type RunningMetrics, startMetrics } from "./http-metrics.js";
 import { HttpTracing, loadOpenTelemetry } from "./http-tracing.js";
 import { SlowRequestLog } from "./slow-request-log.js";
-import { RequestObservation } from "../request-observation.js";
-import type { RequestObserver } from "../request-observer.js";
+import { RequestObservation } from "../exchange/request-observation.js";
+import type { RequestObserver } from "../exchange/request-observer.js";
 
 /**
  * The operations features a running server switched on, as the one observer its pipeline calls: it times

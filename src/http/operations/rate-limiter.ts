@@ -1,7 +1,7 @@
-import { HttpError, HttpServerError } from "../http-errors.js";
-import { HttpStatus } from "../http-messages.js";
-import type { HttpRequest } from "../http-request.js";
-import type { HttpResponse } from "../http-response.js";
+import { HttpError, HttpServerError } from "../exchange/http-errors.js";
+import { HttpStatus } from "../exchange/http-messages.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 import { OperationsMessages } from "./operations-messages.js";
 import type { HttpRateLimitStore, RateLimitCount } from "./rate-limit-store.js";
 

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { performance } from "node:perf_hooks";
 import type { StatementObserver } from "../../observation/statement-observer.js";
-import type { RequestObservation } from "../request-observation.js";
+import type { RequestObservation } from "../exchange/request-observation.js";
 
 /** The statements a slow request's log record lists at most; more are counted, not listed. */
 export const maxLoggedStatements = 100;

@@ -1,5 +1,5 @@
-import { HttpServerError } from "../http-errors.js";
-import { HttpMessages } from "../http-messages.js";
+import { HttpServerError } from "../exchange/http-errors.js";
+import { HttpMessages } from "../exchange/http-messages.js";
 
 /** The methods the router stores routes for. */
 export type HttpRouterMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -1,5 +1,5 @@
-import { HttpServerError } from "../http-errors.js";
-import { HttpMessages } from "../http-messages.js";
+import { HttpServerError } from "../exchange/http-errors.js";
+import { HttpMessages } from "../exchange/http-messages.js";
 
 /** Whether a route requires an authenticated caller (SPEC.md 5 rule 4). */
 export enum HttpAuthorizationType {

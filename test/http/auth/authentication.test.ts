@@ -7,11 +7,11 @@ import { BearerAuthentication } from "../../../src/http/auth/bearer-authenticati
 import { constantTimeEquals } from "../../../src/http/auth/constant-time.js";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
 import { JwtKeyring, type JwtPayload } from "../../../src/http/auth/jwt-keyring.js";
-import { HttpController } from "../../../src/http/http-controller.js";
-import { HttpForbiddenError, HttpServerError, HttpUnauthorizedError } from "../../../src/http/http-errors.js";
-import type { HttpRequest } from "../../../src/http/http-request.js";
-import type { HttpServer } from "../../../src/http/http-server.js";
-import { HttpUser } from "../../../src/http/http-user.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpForbiddenError, HttpServerError, HttpUnauthorizedError } from "../../../src/http/exchange/http-errors.js";
+import type { HttpRequest } from "../../../src/http/exchange/http-request.js";
+import type { HttpServer } from "../../../src/http/server/http-server.js";
+import { HttpUser } from "../../../src/http/exchange/http-user.js";
 import { Area, Get, Uri } from "../../../src/http/routing/route-decorators.js";
 import { ask, started } from "../http-test-client.js";
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
 import type { HttpReadiness } from "../../../src/http/balancer/http-readiness.js";
-import { HttpController } from "../../../src/http/http-controller.js";
-import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/http-errors.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/exchange/http-errors.js";
 import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
 import { ask, sleep, started } from "../http-test-client.js";
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { HttpLogRedactedNames } from "../../../src/http/logging/http-log-redacted-names.js";
-import { HttpServerError } from "../../../src/http/http-errors.js";
+import { HttpServerError } from "../../../src/http/exchange/http-errors.js";
 import { runningServers } from "../../../src/http/logging/running-servers.js";
 
 test("the built-in header and parameter names are on the list", () => {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
-import { HttpController } from "../../../src/http/http-controller.js";
-import type { HttpRequest } from "../../../src/http/http-request.js";
-import { HttpUser } from "../../../src/http/http-user.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import type { HttpRequest } from "../../../src/http/exchange/http-request.js";
+import { HttpUser } from "../../../src/http/exchange/http-user.js";
 import type { HttpLogAction, HttpLogError, HttpLogRequest, HttpLogResponse } from "../../../src/http/logging/http-log-records.js";
 import { HttpLogWriter } from "../../../src/http/logging/http-log-writer.js";
 import { Get, Uri } from "../../../src/http/routing/route-decorators.js";

@@ -1,12 +1,12 @@
 // End-to-end: a real listening HttpServer, real sockets, and a recording log writer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { HttpServer } from "../../../src/http/http-server.js";
-import { HttpController } from "../../../src/http/http-controller.js";
+import type { HttpServer } from "../../../src/http/server/http-server.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
-import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/http-errors.js";
-import type { HttpRequest } from "../../../src/http/http-request.js";
-import { HttpUser } from "../../../src/http/http-user.js";
+import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/exchange/http-errors.js";
+import type { HttpRequest } from "../../../src/http/exchange/http-request.js";
+import { HttpUser } from "../../../src/http/exchange/http-user.js";
 import { Get, Post, Uri } from "../../../src/http/routing/route-decorators.js";
 import { HttpLogParameters } from "../../../src/http/logging/http-log-parameters.js";
 import { HttpLogRedactedNames } from "../../../src/http/logging/http-log-redacted-names.js";

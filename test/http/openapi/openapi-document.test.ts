@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { BasicAuthentication } from "../../../src/http/auth/basic-authentication.js";
-import { HttpController } from "../../../src/http/http-controller.js";
-import { HttpServer } from "../../../src/http/http-server.js";
-import { HttpStatus } from "../../../src/http/http-messages.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpServer } from "../../../src/http/server/http-server.js";
+import { HttpStatus } from "../../../src/http/exchange/http-messages.js";
 import { Area, AuthorizationType, Delete, Get, HttpAuthorizationType, Post, Uri } from "../../../src/http/routing/route-decorators.js";
 import { ask, started } from "../http-test-client.js";
 

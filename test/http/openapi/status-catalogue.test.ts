@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { ConcurrentUpdateError, EntityNotFoundError, TransientDatabaseError, ValidationError } from "../../../src/errors.js";
-import { HttpController } from "../../../src/http/http-controller.js";
-import { HttpError } from "../../../src/http/http-errors.js";
-import { HttpStatus } from "../../../src/http/http-messages.js";
-import { HttpStatusCatalogue } from "../../../src/http/http-status-catalogue.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpError } from "../../../src/http/exchange/http-errors.js";
+import { HttpStatus } from "../../../src/http/exchange/http-messages.js";
+import { HttpStatusCatalogue } from "../../../src/http/exchange/http-status-catalogue.js";
 import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
 import { ask, started } from "../http-test-client.js";
 

@@ -1,8 +1,8 @@
 // A program for rate-limits-redis.test.ts: one Tenon process whose per-address limit is kept in Redis.
 // Environment: REDIS_PREFIX (the test run's key prefix), LIMIT. Prints `LISTENING <port>`.
 import { createClient } from "redis";
-import { HttpController } from "../../../src/http/http-controller.js";
-import { HttpServer } from "../../../src/http/http-server.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpServer } from "../../../src/http/server/http-server.js";
 import { RedisRateLimitStore } from "../../../src/http/operations/rate-limit-store.js";
 import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
 

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
-import { HttpController } from "../../../src/http/http-controller.js";
-import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/http-errors.js";
-import type { HttpRequest } from "../../../src/http/http-request.js";
-import { HttpServer } from "../../../src/http/http-server.js";
-import { HttpUser } from "../../../src/http/http-user.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/exchange/http-errors.js";
+import type { HttpRequest } from "../../../src/http/exchange/http-request.js";
+import { HttpServer } from "../../../src/http/server/http-server.js";
+import { HttpUser } from "../../../src/http/exchange/http-user.js";
 import type { HttpRateLimit } from "../../../src/http/operations/rate-limiter.js";
 import { AuthorizationType, Get, HttpAuthorizationType, Post, Uri } from "../../../src/http/routing/route-decorators.js";
 import { ask, started } from "../http-test-client.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { HttpServerError } from "../../../src/http/http-errors.js";
+import { HttpServerError } from "../../../src/http/exchange/http-errors.js";
 import { HttpRouter } from "../../../src/http/routing/http-router.js";
 
 function router(...routes: [string, string][]): HttpRouter<string> {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
-import { HttpController } from "../../../src/http/http-controller.js";
-import { HttpServerError } from "../../../src/http/http-errors.js";
-import type { HttpRequest } from "../../../src/http/http-request.js";
-import type { HttpServer } from "../../../src/http/http-server.js";
-import { HttpServer as Server } from "../../../src/http/http-server.js";
-import { HttpUser } from "../../../src/http/http-user.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpServerError } from "../../../src/http/exchange/http-errors.js";
+import type { HttpRequest } from "../../../src/http/exchange/http-request.js";
+import type { HttpServer } from "../../../src/http/server/http-server.js";
+import { HttpServer as Server } from "../../../src/http/server/http-server.js";
+import { HttpUser } from "../../../src/http/exchange/http-user.js";
 import {
   Area,
   AuthorizationType,

@@ -1,4 +1,4 @@
-import { TenonError } from "../errors.js";
+import { TenonError } from "../../errors.js";
 import { HttpStatus, HttpMessages } from "./http-messages.js";
 
 /**

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { ConcurrentUpdateError, DatabaseError, EntityNotFoundError, InvalidInputError, ValidationError } from "../../src/errors.js";
-import { HttpController } from "../../src/http/http-controller.js";
-import { HttpError, HttpNotFoundError } from "../../src/http/http-errors.js";
-import type { HttpRequest } from "../../src/http/http-request.js";
-import { HttpResponse } from "../../src/http/http-response.js";
-import type { HttpServer } from "../../src/http/http-server.js";
-import { Delete, Get, Post, Put, Uri } from "../../src/http/routing/route-decorators.js";
-import { ask, started } from "./http-test-client.js";
+import { ConcurrentUpdateError, DatabaseError, EntityNotFoundError, InvalidInputError, ValidationError } from "../../../src/errors.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { HttpError, HttpNotFoundError } from "../../../src/http/exchange/http-errors.js";
+import type { HttpRequest } from "../../../src/http/exchange/http-request.js";
+import { HttpResponse } from "../../../src/http/exchange/http-response.js";
+import type { HttpServer } from "../../../src/http/server/http-server.js";
+import { Delete, Get, Post, Put, Uri } from "../../../src/http/routing/route-decorators.js";
+import { ask, started } from "../http-test-client.js";
 
 const events: string[] = [];
 let built = 0;

@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorAnswerOf, newTaskId, serverErrorBody } from "./error-answer.js";
 import type { HttpCorsConfig } from "./http-cors-config.js";
-import { HttpError } from "./http-errors.js";
-import { HttpRequest, type RequestServices } from "./http-request.js";
-import { HttpResponse } from "./http-response.js";
-import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
-import type { HttpLogger } from "./logging/http-logger.js";
+import { HttpError } from "../exchange/http-errors.js";
+import { HttpRequest, type RequestServices } from "../exchange/http-request.js";
+import { HttpResponse } from "../exchange/http-response.js";
+import { HttpDefaults, HttpStatus, HttpMessages } from "../exchange/http-messages.js";
+import type { HttpLogger } from "../logging/http-logger.js";
 import { BodyReader, BodyWatch } from "./body-reader.js";
-import type { TrustedProxyRule } from "./client-ip.js";
+import type { TrustedProxyRule } from "../exchange/client-ip.js";
 import { writeClientError, writePreflight, writeResponse } from "./response-writer.js";
-import type { RequestObserver } from "./request-observer.js";
+import type { RequestObserver } from "../exchange/request-observer.js";
 import { type DispatchSettings, RequestDispatcher } from "./request-dispatch.js";
 import {
   abortWhenGone,

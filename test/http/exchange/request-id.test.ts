@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { HttpController } from "../../src/http/http-controller.js";
-import type { HttpServer } from "../../src/http/http-server.js";
-import { JsonLinesLogWriter } from "../../src/http/logging/json-lines-log-writer.js";
-import { Get, Uri } from "../../src/http/routing/route-decorators.js";
-import { ask, raw, started } from "./http-test-client.js";
-import { Recording, recordingWriter } from "./logging/recording-writer.js";
+import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import type { HttpServer } from "../../../src/http/server/http-server.js";
+import { JsonLinesLogWriter } from "../../../src/http/logging/json-lines-log-writer.js";
+import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
+import { ask, raw, started } from "../http-test-client.js";
+import { Recording, recordingWriter } from "../logging/recording-writer.js";
 
 class Ctx {}
 

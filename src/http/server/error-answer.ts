@@ -9,7 +9,7 @@ import {
   UniqueViolationError,
   ValidationError,
   type ValidationFailure,
-} from "../errors.js";
+} from "../../errors.js";
 import {
   HttpBulkItemError,
   HttpError,
@@ -17,10 +17,10 @@ import {
   HttpMethodNotAllowedError,
   HttpNotReadyError,
   HttpUnauthorizedError,
-} from "./http-errors.js";
-import { HttpDefaults, HttpMessages } from "./http-messages.js";
-import { type HttpAnswerHeader, HttpStatusCatalogue, type HttpStatusEntry, httpStatusEntryOf } from "./http-status-catalogue.js";
-import { HttpTooManyRequestsError } from "./operations/rate-limiter.js";
+} from "../exchange/http-errors.js";
+import { HttpDefaults, HttpMessages } from "../exchange/http-messages.js";
+import { type HttpAnswerHeader, HttpStatusCatalogue, type HttpStatusEntry, httpStatusEntryOf } from "../exchange/http-status-catalogue.js";
+import { HttpTooManyRequestsError } from "../operations/rate-limiter.js";
 
 /** What an error is answered with (API.md "Error bodies"). @internal */
 export interface ErrorAnswer {

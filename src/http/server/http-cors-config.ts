@@ -1,4 +1,4 @@
-import { HttpDefaults } from "./http-messages.js";
+import { HttpDefaults } from "../exchange/http-messages.js";
 
 /**
  * CORS settings (SPEC.md 4.5; API.md "Other defaults"). Applied to every preflight (any OPTIONS request,

@@ -1,12 +1,12 @@
 import { isIP } from "node:net";
-import type { HttpReadiness } from "./balancer/http-readiness.js";
-import { trustedProxyRule } from "./client-ip.js";
+import type { HttpReadiness } from "../balancer/http-readiness.js";
+import { trustedProxyRule } from "../exchange/client-ip.js";
 import { HttpCorsConfig } from "./http-cors-config.js";
-import { HttpServerError } from "./http-errors.js";
-import type { HttpRequest } from "./http-request.js";
-import { HttpDefaults, HttpMessages } from "./http-messages.js";
-import { checkedMetricsOptions, type HttpMetricsOptions } from "./operations/http-metrics.js";
-import type { HttpRateLimitStore } from "./operations/rate-limit-store.js";
+import { HttpServerError } from "../exchange/http-errors.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import { HttpDefaults, HttpMessages } from "../exchange/http-messages.js";
+import { checkedMetricsOptions, type HttpMetricsOptions } from "../operations/http-metrics.js";
+import type { HttpRateLimitStore } from "../operations/rate-limit-store.js";
 
 /** What a setting asks of the server it belongs to. @internal */
 export interface RunningState {

@@ -1,16 +1,16 @@
-import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
-import { type BalancerState, balancerController } from "./balancer/balancer-routes.js";
-import type { HttpControllerClass } from "./http-controller.js";
-import { HttpServerError } from "./http-errors.js";
-import { HttpMessages } from "./http-messages.js";
-import type { DocumentedRoute } from "./openapi/openapi-builder.js";
-import { OperationsMessages } from "./operations/operations-messages.js";
-import type { HttpRateLimit } from "./operations/rate-limiter.js";
+import type { HttpAuthenticationClass } from "../auth/http-authentication.js";
+import { type BalancerState, balancerController } from "../balancer/balancer-routes.js";
+import type { HttpControllerClass } from "../exchange/http-controller.js";
+import { HttpServerError } from "../exchange/http-errors.js";
+import { HttpMessages } from "../exchange/http-messages.js";
+import type { DocumentedRoute } from "../openapi/openapi-builder.js";
+import { OperationsMessages } from "../operations/operations-messages.js";
+import type { HttpRateLimit } from "../operations/rate-limiter.js";
 import type { RouteTarget } from "./request-dispatch.js";
-import { type ControllerRoute, controllerRoutesOf, controllerUriOf } from "./routing/controller-routes.js";
-import { HttpRouter } from "./routing/http-router.js";
-import { joinPath } from "./routing/join-path.js";
-import { HttpAuthorizationType } from "./routing/route-decorators.js";
+import { type ControllerRoute, controllerRoutesOf, controllerUriOf } from "../routing/controller-routes.js";
+import { HttpRouter } from "../routing/http-router.js";
+import { joinPath } from "../routing/join-path.js";
+import { HttpAuthorizationType } from "../routing/route-decorators.js";
 
 /** What the server's settings decide about every route: where it lives and who may call it. @internal */
 export interface RouteRules<C> {

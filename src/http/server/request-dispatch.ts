@@ -1,11 +1,11 @@
-import type { HttpAuthenticationClass } from "./auth/http-authentication.js";
-import type { HttpControllerClass } from "./http-controller.js";
-import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "./http-errors.js";
-import type { HttpRequest } from "./http-request.js";
-import type { HttpResponse } from "./http-response.js";
-import { HttpStatus, HttpMessages } from "./http-messages.js";
-import type { RateLimiter } from "./operations/rate-limiter.js";
-import type { HttpRouteMatch, HttpRouter } from "./routing/http-router.js";
+import type { HttpAuthenticationClass } from "../auth/http-authentication.js";
+import type { HttpControllerClass } from "../exchange/http-controller.js";
+import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "../exchange/http-errors.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
+import { HttpStatus, HttpMessages } from "../exchange/http-messages.js";
+import type { RateLimiter } from "../operations/rate-limiter.js";
+import type { HttpRouteMatch, HttpRouter } from "../routing/http-router.js";
 import { int32Args, isThenable, rawPathOf, serializeResult } from "./pipeline-steps.js";
 
 /** What the router holds for one route. @internal */

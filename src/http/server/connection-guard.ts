@@ -1,8 +1,8 @@
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { HttpCorsConfig } from "./http-cors-config.js";
-import { HttpResponse } from "./http-response.js";
-import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
+import { HttpResponse } from "../exchange/http-response.js";
+import { HttpDefaults, HttpStatus, HttpMessages } from "../exchange/http-messages.js";
 import { writeClientError } from "./response-writer.js";
 
 /** What the guard needs from the server. @internal */

@@ -1,10 +1,10 @@
 import type { ServerResponse } from "node:http";
-import { isSettledDisposal } from "../disposal.js";
-import { isInt32 } from "../values/integer-range.js";
-import { HttpError } from "./http-errors.js";
-import { HttpDefaults, HttpMessages, HttpStatus } from "./http-messages.js";
-import type { HttpRequest } from "./http-request.js";
-import type { HttpResponse } from "./http-response.js";
+import { isSettledDisposal } from "../../disposal.js";
+import { isInt32 } from "../../values/integer-range.js";
+import { HttpError } from "../exchange/http-errors.js";
+import { HttpDefaults, HttpMessages, HttpStatus } from "../exchange/http-messages.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 
 /**
  * The small steps of the request pipeline (request-pipeline.ts): header scans, argument conversion, the

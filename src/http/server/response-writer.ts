@@ -1,8 +1,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { HttpCorsConfig } from "./http-cors-config.js";
-import { HttpResponse } from "./http-response.js";
-import { HttpDefaults, HttpStatus } from "./http-messages.js";
-import { requestIdOf } from "./request-id.js";
+import { HttpResponse } from "../exchange/http-response.js";
+import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
+import { requestIdOf } from "../exchange/request-id.js";
 
 /** The first `Origin` header of a request, read only when the CORS answer depends on it. */
 function originOf(req: IncomingMessage | undefined): string | undefined {
