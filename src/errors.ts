@@ -3,7 +3,7 @@
  * codes (see `src/http/errors.ts`), and nothing compares errors by their text.
  */
 
-/** Base class of every error Tenon raises on purpose (SPEC.md ETException): mapping violations, writes on join entities, blocked relations. */
+/** Base class of every error Tenon raises on purpose: mapping violations, writes on join entities, blocked relations. */
 export class TenonError extends Error {
   /** @param message what went wrong, naming the class and member where there is one. */
   constructor(message: string, options?: ErrorOptions) {
@@ -29,7 +29,7 @@ export class EntityNotFoundError extends TenonError {
   }
 }
 
-/** Optimistic locking failed: the row's version differs from the entity's (SPEC.md ETConcurrentUpdateException). Answered 409. */
+/** Optimistic locking failed: the row's version differs from the entity's. Answered 409. */
 export class ConcurrentUpdateError extends TenonError {
   /** @param entity the entity class name. @param id the primary key of the row. */
   constructor(entity: string, id: number) {
@@ -39,7 +39,7 @@ export class ConcurrentUpdateError extends TenonError {
 
 /**
  * A delete refused by a `@Relation` with cascade false: rows of the child table still refer to the entity
- * (SPEC.md 2.8 rule 2: an ETException, not a data-integrity error). Nothing was deleted. Answered 409.
+ * (a `TenonError`, not a data-integrity error). Nothing was deleted. Answered 409.
  */
 export class RelationConstraintError extends TenonError {
   /** The entity class name. */
@@ -149,7 +149,7 @@ export class UniqueViolationError extends DatabaseError {
 }
 
 /**
- * A primary key outside the int32 range of the key type (SPEC.md TTPrimaryKey) would be handed out: the
+ * A primary key outside the int32 range of the key type would be handed out: the
  * sequence (or the embedded engine's key table) has run past 2147483647. Nothing was written; the sequence
  * must be restarted or the table's keys compacted by an operator.
  */
@@ -229,7 +229,7 @@ export type TransientKind =
  * A database failure that may not happen again if the work is tried later: a serialization or certification
  * failure, a deadlock, a lost or refused connection, a busy file, a statement timeout. The engines classify
  * their drivers' errors into it (each in its `*-errors.ts`); the HTTP layer answers it 503 with `Retry-After`
- * (API.md), never 500, and the message goes only to the log.
+ * (the client may retry), never 500, and the message goes only to the log.
  */
 export class TransientDatabaseError extends DatabaseError {
   /** What kind of transient failure this is. */

@@ -44,9 +44,9 @@ export { Context } from "./session/context.js";
 export type { GetOptions, TransactionOptions } from "./session/session-options.js";
 export { defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
 
-/** An int32 primary key (SPEC.md TTPrimaryKey). */
+/** An int32 primary key. */
 export type PrimaryKey = number;
-/** An int32 optimistic-locking version (SPEC.md TTVersion). */
+/** An int32 optimistic-locking version. */
 export type Version = number;
 export { JsonContext } from "./json/json-context.js";
 export { JsonSerializerConfig } from "./json/json-serializer-config.js";

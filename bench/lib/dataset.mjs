@@ -1,4 +1,4 @@
-// The shared data set: the Companies table of DEMO.md, N deterministic rows, in a SQLite file
+// The shared data set: the Companies table of the demo, N deterministic rows, in a SQLite file
 // (WAL mode) and in the PostgreSQL schema tenon_bench. Every contender serves these same rows.
 import fs from "node:fs";
 import path from "node:path";
@@ -25,7 +25,7 @@ export function companyRow(id) {
   };
 }
 
-/** The DDL of the SQLite table (the names DEMO.md gives). */
+/** The DDL of the SQLite table (the names the demo uses). */
 export const SQLITE_DDL = `CREATE TABLE Companies (
   ID INTEGER PRIMARY KEY NOT NULL,
   Name VARCHAR(100) NOT NULL,

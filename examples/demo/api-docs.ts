@@ -57,7 +57,7 @@ function asset(name: string): string {
   return text;
 }
 
-/** GET /docs and its assets, anonymous (DEMO.md): the reference page of the demo's API. */
+/** GET /docs and its assets, anonymous: the reference page of the demo's API. */
 @Uri("/docs")
 @AuthorizationType(HttpAuthorizationType.None)
 export class ApiDocsController extends HttpController<DemoContext> {

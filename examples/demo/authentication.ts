@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { BearerAuthentication, constantTimeEquals, HttpUser, JwtKeyring, type JwtPayload } from "tenon/http";
 import type { DemoContext } from "./demo-context.js";
 
-/** A demo user: name, password, areas (DEMO.md) and tenant. */
+/** A demo user: name, password, areas and tenant. */
 interface DemoUser {
   readonly username: string;
   readonly password: string;

@@ -3,7 +3,7 @@ import { HttpContext, type HttpRequest, type HttpResponse } from "tenon/http";
 
 /**
  * The demo's per-request context. The server builds one for every request, even anonymous or unknown
- * ones, so the database session is created lazily, on first use (SPEC.md 5 rule 3), and given back when
+ * ones, so the database session is created lazily, on first use (the context is built before authentication, so anonymous requests never open one), and given back when
  * the server disposes the context after the response. The server builds it through a factory,
  * `new HttpServer(() => new DemoContext(database))`, so the database is an argument, not a module's global.
  */

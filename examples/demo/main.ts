@@ -1,4 +1,4 @@
-// The demo application that `npm start` serves (DEMO.md). Configuration comes from the environment:
+// The demo application that `npm start` serves (README.md). Configuration comes from the environment:
 // PORT (8022; 0 for an ephemeral port, printed once listening), DATABASE_URL (postgres://... or
 // mariadb://...; default the SQLite file), DEMO_DB_FILE (the SQLite file, data/demo.sqlite),
 // DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log), WORKERS (serve from that many processes
@@ -83,7 +83,7 @@ if (workers === 0) {
   let server: HttpServer<DemoContext> | undefined;
   let stopping = false;
 
-  /** Stops the server and closes the database (SPEC.md 3: on every path that ends the process), then exits 0. */
+  /** Stops the server and closes the database (on every path that ends the process), then exits 0. */
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;

@@ -15,14 +15,14 @@ export interface Connection {
    * Runs a query at once and answers its rows, when the engine runs statements synchronously and nothing
    * makes this one wait (another session's transaction on the embedded engine); undefined means "use
    * `query`". A statement that fails throws. Optional: engines that talk to a server leave it out.
-   * @internal A fast path, not API (API.md).
+   * @internal A fast path, not public API.
    */
   queryNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[][] | undefined;
   /**
    * Runs several queries at once in one snapshot (one read transaction when none is open) and answers the
    * rows of each, when the engine runs statements synchronously and nothing makes them wait; undefined means
    * "not now". Optional: the embedded engine's way to read a list's count and page together.
-   * @internal A fast path, not API (API.md).
+   * @internal A fast path, not public API.
    */
   queryAllNow?(
     queries: readonly { readonly sql: string; readonly parameters: readonly unknown[]; readonly exactIntegers?: boolean }[],
@@ -35,7 +35,7 @@ export interface Connection {
   commit(): Promise<void>;
   /** Rolls the transaction back. */
   rollback(): Promise<void>;
-  /** Answers the next primary key for a table (SPEC.md 2.8 rule 1: a real sequence, or the embedded engine's rule). */
+  /** Answers the next primary key for a table (a real sequence that already exists, or on SQLite a key table in the file: docs/engines.md). */
   nextId(sequence: string, table: string, keyColumn: string): Promise<number>;
   /**
    * Answers `count` next primary keys at once (one round trip where the engine can). Optional: without it the
@@ -62,7 +62,7 @@ export interface Database {
    * Takes a connection at once when one is free without waiting (the embedded engine's shared connection),
    * or answers undefined; a session then calls `acquire`. Saves a promise round on every session's first
    * statement. Optional.
-   * @internal A fast path, not API (API.md).
+   * @internal A fast path, not public API.
    */
   acquireNow?(): Connection | undefined;
   /**
@@ -70,6 +70,6 @@ export interface Database {
    * (for metrics). Optional: the embedded engine, with its one shared connection, has none.
    */
   poolFigures?(): { readonly inUse: number; readonly idle: number; readonly waiting: number };
-  /** Closes every connection. Call it on every path that ends the process (SPEC.md 3). */
+  /** Closes every connection. Call it on every path that ends the process, after the server has stopped. */
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ export interface ServerEngineErrors {
   databaseClosed(where: string): DatabaseError;
   /** A statement on a connection already given back (the session was disposed, or the database closed under it). */
   connectionGivenBack(): DatabaseError;
-  /** The sequence of an entity does not exist: Tenon never creates it (SPEC.md 2.8 rule 1). */
+  /** The sequence of an entity does not exist: Tenon never creates it (the schema tool does: docs/schema.md). */
   missingSequence(quotedName: string, cause: unknown): DatabaseError;
   /** The connection string could not be read. */
   notAUrl(error: unknown): DatabaseError;

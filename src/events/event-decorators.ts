@@ -34,17 +34,17 @@ export type EntityEventClass<T extends object = object> = new () => EntityEvent<
 /** A class decorator naming an event class for one kind of write. */
 export type EventClassDecorator<T extends object> = (value: abstract new () => T, context: ClassDecoratorContext) => void;
 
-/** Runs an event class around every insert of the entity (SPEC.md TInsertEvent). */
+/** Runs an event class around every insert of the entity. */
 export function InsertEvent<T extends object>(eventClass: EntityEventClass<T>): EventClassDecorator<T> {
   return (_value, context) => annotateClass(context, EventKey.insertEvent, eventClass);
 }
 
-/** Runs an event class around every update of the entity (SPEC.md TUpdateEvent). */
+/** Runs an event class around every update of the entity. */
 export function UpdateEvent<T extends object>(eventClass: EntityEventClass<T>): EventClassDecorator<T> {
   return (_value, context) => annotateClass(context, EventKey.updateEvent, eventClass);
 }
 
-/** Runs an event class around every delete (soft or hard) of the entity (SPEC.md TDeleteEvent). */
+/** Runs an event class around every delete (soft or hard) of the entity. */
 export function DeleteEvent<T extends object>(eventClass: EntityEventClass<T>): EventClassDecorator<T> {
   return (_value, context) => annotateClass(context, EventKey.deleteEvent, eventClass);
 }
@@ -62,15 +62,15 @@ function marker(key: symbol): EntityEventMethodDecorator {
   return (_method, context) => annotateMember(context as ClassMethodDecoratorContext, key, true);
 }
 
-/** Called before every insert, before validation (SPEC.md TBeforeInsertEvent). */
+/** Called before every insert, before validation. */
 export const BeforeInsert: EntityEventMethodDecorator = marker(EventKey.beforeInsert);
-/** Called after every insert, inside its transaction (SPEC.md TAfterInsertEvent). */
+/** Called after every insert, inside its transaction. */
 export const AfterInsert: EntityEventMethodDecorator = marker(EventKey.afterInsert);
-/** Called before every update, before validation (SPEC.md TBeforeUpdateEvent). */
+/** Called before every update, before validation. */
 export const BeforeUpdate: EntityEventMethodDecorator = marker(EventKey.beforeUpdate);
-/** Called after every update, inside its transaction (SPEC.md TAfterUpdateEvent). */
+/** Called after every update, inside its transaction. */
 export const AfterUpdate: EntityEventMethodDecorator = marker(EventKey.afterUpdate);
-/** Called before every delete (SPEC.md TBeforeDeleteEvent). */
+/** Called before every delete. */
 export const BeforeDelete: EntityEventMethodDecorator = marker(EventKey.beforeDelete);
-/** Called after every delete, inside its transaction (SPEC.md TAfterDeleteEvent). */
+/** Called after every delete, inside its transaction. */
 export const AfterDelete: EntityEventMethodDecorator = marker(EventKey.afterDelete);

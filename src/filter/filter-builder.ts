@@ -147,7 +147,7 @@ export class ColumnCondition<T extends object, G extends ConditionGroup<T>> {
 }
 
 /**
- * Builds a `Filter` over the mapped properties of `T` (SPEC.md TTFilterBuilder). Conditions added at the top
+ * Builds a `Filter` over the mapped properties of `T`. Conditions added at the top
  * level are ANDed; `or(...)`, `and(...)` and `not(...)` take explicit groups. Values are bound as parameters
  * `p0, p1, ...` in order of appearance; nothing is SQL text.
  *
@@ -160,7 +160,7 @@ export class ColumnCondition<T extends object, G extends ConditionGroup<T>> {
  * ```
  *
  * The builder does not police `@NotFilterable` or JSON visibility: it is the application's own code. Those
- * rules bind the HTTP filter body (SPEC.md 2.8 rule 8).
+ * rules bind the HTTP filter body.
  */
 export class FilterBuilder<T extends object> extends ConditionGroup<T> {
   readonly #orderBy: OrderByItem[] = [];

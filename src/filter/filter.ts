@@ -5,7 +5,7 @@ import { FilterMessages } from "./filter-messages.js";
 const reservedParameter = /^p\d+$/i;
 
 /**
- * What a select reads: conditions, order and page (SPEC.md TTFilter). Built by `FilterBuilder<T>` or by
+ * What a select reads: conditions, order and page. Built by `FilterBuilder<T>` or by
  * the HTTP filter body; the application adds its own SQL conditions with `addWhere`.
  */
 export class Filter {
@@ -22,7 +22,7 @@ export class Filter {
 
   /**
    * ANDs an application condition written in SQL with `:name` parameters. The names `p0, p1, ...` belong
-   * to the conditions Tenon builds and are refused here (SPEC.md 4.3 rule 6).
+   * to the conditions Tenon builds and are refused here.
    */
   addWhere(sql: string, parameters: Readonly<Record<string, unknown>> = {}): this {
     for (const name of Object.keys(parameters)) {

@@ -9,7 +9,7 @@ import type { JsonValue } from "./json-value.js";
 import { type WireNamed, wireNameOf } from "../mapping/wire-name.js";
 
 /**
- * How each column type is written to and read from JSON (API.md "JSON of entities"): int64 as a string of
+ * How each column type is written to and read from JSON: int64 as a string of
  * digits (exact beyond 2^53), decimals as strings with the column's scale, dates as ISO-8601 UTC with `Z`,
  * blobs as base64. The functions are chosen once per column when a serializer plan is built.
  */

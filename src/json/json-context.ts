@@ -11,7 +11,7 @@ import { JsonSerializer } from "./json-serializer.js";
 import type { JsonObject } from "./json-value.js";
 
 /**
- * The ORM session with JSON (SPEC.md JSON context): writes entities as JSON values, reads new entities
+ * The ORM session with JSON: writes entities as JSON values, reads new entities
  * from JSON, and describes an entity class. `HttpContext` extends it.
  */
 export class JsonContext extends Context {
@@ -45,7 +45,7 @@ export class JsonContext extends Context {
    * The JSON of one entity, as a value when nothing of it expands (no promise to wait for), else as
    * `toJson` answers it. A context whose `toJson` is not this class's own (a subclass overrides it)
    * answers what that `toJson` answers, so a fast caller still writes through the override.
-   * @internal The seam of hot paths such as the CRUD reader; not API (API.md): left out of the published declarations.
+   * @internal The seam of hot paths such as the CRUD reader; not public API: left out of the published declarations.
    */
   toJsonNow(entity: object, config: JsonSerializerConfig = JsonSerializerConfig.default): JsonObject | Promise<JsonObject> {
     if (this.toJson !== ownToJson) return this.toJson(entity, config);
@@ -78,7 +78,7 @@ export class JsonContext extends Context {
     return this.fromJson(entityClass, json);
   }
 
-  /** The metadata of an entity class (API.md "Metadata"). */
+  /** The metadata of an entity class (`{entity, primaryKey, versionColumn?, properties}`: docs/crud.md). */
   metadataToJson(entityClass: EntityClass): JsonObject {
     return metadataOf(EntityMapping.of(entityClass));
   }

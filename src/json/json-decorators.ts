@@ -14,19 +14,19 @@ export const JsonKey = {
 export type JsonFieldDecorator = <This, V>(value: undefined, context: ClassFieldDecoratorContext<This, V>) => void;
 
 /**
- * Keeps the field out of JSON entirely (SPEC.md TJSonIgnore): never written, never read, absent from the
+ * Keeps the field out of JSON entirely: never written, never read, absent from the
  * metadata, and refused by the HTTP filter and orderBy.
  */
 export const JsonIgnore: JsonFieldDecorator = (_value, context) => annotateMember(context, JsonKey.ignore, true);
 
 /**
- * The field is read from JSON and never written to it (SPEC.md TJSonIgnoreSerialize). The HTTP filter and
+ * The field is read from JSON and never written to it. The HTTP filter and
  * orderBy refuse it, since a client never sees its values; the metadata reports it with `readable: false`.
  */
 export const JsonIgnoreSerialize: JsonFieldDecorator = (_value, context) => annotateMember(context, JsonKey.ignoreSerialize, true);
 
 /**
- * The field is written to JSON and never read from it (SPEC.md TJSonIgnoreDeserialize); the metadata
+ * The field is written to JSON and never read from it; the metadata
  * reports it with `writable: false`.
  */
 export const JsonIgnoreDeserialize: JsonFieldDecorator = (_value, context) => annotateMember(context, JsonKey.ignoreDeserialize, true);

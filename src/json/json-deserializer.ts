@@ -7,7 +7,7 @@ import { JsonMessages, jsonTypeOf } from "./json-messages.js";
 import { isJsonObject } from "./json-value.js";
 
 /**
- * Builds a new entity from a JSON object (API.md "JSON of entities"). Only the members the plan reads are
+ * Builds a new entity from a JSON object (the wire format: docs/entities.md, "JSON"). Only the members the plan reads are
  * looked at: never a change-tracking column, never a `@JsonIgnore` or `@JsonIgnoreDeserialize` one; a
  * `Lazy<T>` field `company` is read from `companyId` alone; a detail array replaces the list. Absent
  * properties keep the constructor's value; unknown properties are ignored. A value of the wrong JSON type

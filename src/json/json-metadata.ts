@@ -6,7 +6,7 @@ import type { JsonObject } from "./json-value.js";
 const cache = new PerKeyCache(build);
 
 /**
- * The metadata of an entity as JSON (API.md "Metadata"): `{entity, primaryKey, versionColumn?, properties}`.
+ * The metadata of an entity as JSON: `{entity, primaryKey, versionColumn?, properties}`.
  * Each property has `name` (its JSON name), `type` (`int32`, `int64`, `float`, `decimal`, `string`,
  * `boolean`, `date`, `blob`; `reference` for a `Lazy<T>` key and `details` for a `LazyList<T>`, both with
  * `entity`), `size` for a sized string, `precision` and `scale` for a decimal, and the flags `filterable`,

@@ -1,5 +1,5 @@
 /**
- * How deep `JsonContext.toJson` follows references (SPEC.md TTJSonSerializerConfig). Level 0 writes the
+ * How deep `JsonContext.toJson` follows references. Level 0 writes the
  * entity's own values and `<name>Id` for each `Lazy<T>`; each further level also writes the referenced
  * entity as `<name>` (and, with details, each `LazyList<T>` as an array of children) one step further.
  */

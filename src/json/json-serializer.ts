@@ -10,7 +10,7 @@ import type { JsonObject } from "./json-value.js";
 const prefetchChunk = 500;
 
 /**
- * Writes entities as JSON objects following a `JsonSerializerConfig` (API.md "JSON of entities").
+ * Writes entities as JSON objects following a `JsonSerializerConfig` (the wire format: docs/entities.md, "JSON").
  * Levels: the entities passed in are level 0; a reference or detail is expanded while
  * `config.expands(level)`. An entity already being written further up the same path is not expanded
  * again (the cycle guard of the unlimited `default` preset): its `<name>Id` is written, `<name>` is left out.

@@ -3,8 +3,8 @@ import { wireNameOf } from "../mapping/wire-name.js";
 import { JsonKey } from "./json-decorators.js";
 
 /**
- * The one place that decides which mapped members JSON writes, reads and lets a client filter on
- * (SPEC.md 2.8 rule 8, 2.11). The serializer, the deserializer, the metadata and the HTTP filter all ask here.
+ * The one place that decides which mapped members JSON writes, reads and lets a client filter on.
+ * The serializer, the deserializer, the metadata and the HTTP filter all ask here.
  */
 
 /** A mapped member: a column or a detail collection. */
@@ -18,7 +18,7 @@ export function isSerialized(member: JsonMember): boolean {
 
 /**
  * Whether JSON input sets the member: not `@JsonIgnore`, not `@JsonIgnoreDeserialize`, and not one of the six
- * change-tracking columns (never read from JSON, SPEC.md 2.8 rule 6) nor a `@TenantColumn` (the session's).
+ * change-tracking columns (never read from JSON: only the session writes them) nor a `@TenantColumn` (the session's).
  */
 export function isDeserialized(member: JsonMember): boolean {
   if (member.annotations.has(JsonKey.ignore) || member.annotations.has(JsonKey.ignoreDeserialize)) return false;
@@ -28,7 +28,7 @@ export function isDeserialized(member: JsonMember): boolean {
 
 /**
  * Whether a client may name the column in a filter `where` or `orderBy`: it is not `@NotFilterable` and
- * JSON output contains it (a column a client never sees cannot be filtered, SPEC.md 2.8 rule 8).
+ * JSON output contains it (a column a client never sees cannot be filtered, or it would learn its values by probing).
  */
 export function isFilterable(column: ColumnMapping): boolean {
   return column.filterable && isSerialized(column);

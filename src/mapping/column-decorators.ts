@@ -31,7 +31,7 @@ export interface ColumnDeclaration {
   readonly type: ColumnType<unknown>;
 }
 
-/** Maps the field to a column of the entity's table, of the declared type (SPEC.md TColumn). */
+/** Maps the field to a column of the entity's table, of the declared type. */
 export function Column<V>(name: string, type: ColumnType<V>): FieldDecorator<V>;
 /** Maps the field to a column of a joined table; `alias` must match a `@Join`. */
 export function Column<V>(alias: string, name: string, type: ColumnType<V>): FieldDecorator<V>;
@@ -55,7 +55,7 @@ export interface DetailColumnDeclaration {
 }
 
 /**
- * A detail collection (SPEC.md TDetailColumn): children whose `childForeignKey` equals this entity's
+ * A detail collection: children whose `childForeignKey` equals this entity's
  * `localColumn`, loaded on first access. Never part of an INSERT or UPDATE.
  */
 export function DetailColumn<T extends object>(
@@ -67,12 +67,12 @@ export function DetailColumn<T extends object>(
   return (_value, context) => annotateMember(context, MappingKey.detailColumn, declaration);
 }
 
-/** The primary key (SPEC.md TPrimaryKey): an int32 `number` field that also carries `@Column`. Exactly one per entity. */
+/** The primary key: an int32 `number` field that also carries `@Column`. Exactly one per entity. */
 export function PrimaryKey<This>(_value: undefined, context: ClassFieldDecoratorContext<This, number>): void {
   annotateMember(context, MappingKey.primaryKey, true);
 }
 
-/** The optimistic-locking version (SPEC.md TVersionColumn): an int32 field incremented by every update. */
+/** The optimistic-locking version: an int32 field incremented by every update. */
 export function VersionColumn<This>(_value: undefined, context: ClassFieldDecoratorContext<This, number>): void {
   annotateMember(context, MappingKey.versionColumn, true);
 }
@@ -88,7 +88,7 @@ export function TenantColumn<This>(_value: undefined, context: ClassFieldDecorat
   annotateMember(context, MappingKey.tenantColumn, true);
 }
 
-/** Keeps the column out of the HTTP JSON filter (SPEC.md TNotFilterable): `where` and `orderBy` naming it answer 400. */
+/** Keeps the column out of the HTTP JSON filter: `where` and `orderBy` naming it answer 400. */
 export function NotFilterable<This, V>(_value: undefined, context: ClassFieldDecoratorContext<This, V>): void {
   annotateMember(context, MappingKey.notFilterable, true);
 }

@@ -20,7 +20,7 @@ export interface IntegerRange<N extends number | bigint> {
 }
 
 /**
- * The values of an `int32` column, and so of every primary key, version and reference (SPEC.md TTPrimaryKey):
+ * The values of an `int32` column, and so of every primary key, version and reference:
  * the one home of this range, which JSON decoding, the filter body, key drawing and the API schemas read.
  */
 export const int32Range: IntegerRange<number> = Object.freeze({ min: -2147483648, max: 2147483647 });
@@ -62,7 +62,7 @@ export class ColumnType<V> {
     this.target = options.target;
   }
 
-  /** The same type accepting `null` (SPEC.md `TTNullable<T>`). */
+  /** The same type accepting `null`. */
   get orNull(): ColumnType<V | null> {
     return new ColumnType<V | null>(this.kind, true, {
       size: this.size,

@@ -5,17 +5,17 @@ import { MappingKey } from "./mapping-keys.js";
 /** A class decorator of the mapping layer. */
 export type EntityDecorator = (value: abstract new () => object, context: ClassDecoratorContext) => void;
 
-/** Maps the class to a table (SPEC.md TTable). Required on every entity. */
+/** Maps the class to a table. Required on every entity. */
 export function Table(name: string): EntityDecorator {
   return (_value, context) => annotateClass(context, MappingKey.table, name);
 }
 
-/** Names the sequence that gives new primary keys (SPEC.md TSequence). It must already exist; Tenon never creates it. */
+/** Names the sequence that gives new primary keys. It must already exist; Tenon never creates it. */
 export function Sequence(name: string): EntityDecorator {
   return (_value, context) => annotateClass(context, MappingKey.sequence, name);
 }
 
-/** A child table that refers to this entity (SPEC.md TRelation). Several may be applied. */
+/** A child table that refers to this entity. Several may be applied. */
 export interface RelationDeclaration {
   /** The child table. */
   readonly table: string;
@@ -34,7 +34,7 @@ export function Relation(table: string, foreignKey: string, cascade: boolean): E
   return (_value, context) => annotateClass(context, MappingKey.relation, declaration);
 }
 
-/** A fixed condition added to every query of the entity (SPEC.md TWhereClause); parameters are written `:name`. */
+/** A fixed condition added to every query of the entity; parameters are written `:name`. */
 export function WhereClause(sql: string): EntityDecorator {
   return (_value, context) => annotateClass(context, MappingKey.whereClause, sql);
 }
@@ -43,14 +43,14 @@ export function WhereClause(sql: string): EntityDecorator {
 export type WhereClauseConstant = string | number | bigint | boolean | Date;
 
 /**
- * A constant parameter of the `@WhereClause` (SPEC.md TWhereClauseParameter). For a decimal column pass a number
+ * A constant parameter of the `@WhereClause`. For a decimal column pass a number
  * (on SQLite the integer scaled by 10^scale that the column stores: docs/engines.md).
  */
 export function WhereClauseParameter(name: string, value: WhereClauseConstant): EntityDecorator {
   return (_value, context) => annotateClass(context, MappingKey.whereClauseParameter, { name, value });
 }
 
-/** The kinds of SQL join (SPEC.md TJoinKind). */
+/** The kinds of SQL join. */
 export enum JoinKind {
   /** INNER JOIN */
   Inner = "INNER",

@@ -124,7 +124,7 @@ const cache = new WeakMap<object, EntityMapping>();
 
 /**
  * The validated mapping of an entity class, built from its decorators on first use and cached.
- * Every rule of SPEC.md 2.8 and 2.9 that can be checked without a database is checked here.
+ * Every mapping rule that can be checked without a database is checked here (docs/entities.md).
  */
 export class EntityMapping<T extends object = object> {
   /** The entity class. */

@@ -17,7 +17,7 @@ export const attachLazyList = Symbol("tenon.attachLazyList");
 export const resetLazyList = Symbol("tenon.resetLazyList");
 
 /**
- * A foreign key that loads the entity it points to on first access (SPEC.md `TTLazy<T>`).
+ * A foreign key that loads the entity it points to on first access.
  * In JSON a field `company` of this type is written as `companyId` (and `company` where the configuration allows).
  */
 export class Lazy<T extends object> {
@@ -86,7 +86,7 @@ export class Lazy<T extends object> {
 }
 
 /**
- * A detail collection loaded on first access (SPEC.md `TTLazyList<T>`), matched by the detail column's
+ * A detail collection loaded on first access, matched by the detail column's
  * child foreign key. Never written by insert or update: the application saves details (see OnApplyDetails).
  */
 export class LazyList<T extends object> implements AsyncIterable<T> {

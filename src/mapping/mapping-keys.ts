@@ -20,7 +20,7 @@ export const MappingKey = {
   deletedBy: Symbol("tenon.DeletedBy"),
 } as const;
 
-/** The six change-tracking roles (SPEC.md 2.8). */
+/** The six change-tracking roles. */
 export type AuditRole = "createdAt" | "createdBy" | "updatedAt" | "updatedBy" | "deletedAt" | "deletedBy";
 
 /** The change-tracking roles in a fixed order. */

@@ -15,7 +15,7 @@ import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
 
 /**
- * The ORM session (SPEC.md TTContext): reads and writes mapped entities through one database connection,
+ * The ORM session: reads and writes mapped entities through one database connection,
  * taken on the first statement and given back on dispose. Keeps an identity map, runs every write with
  * its events and validation in one transaction, and fills the change-tracking columns. A write with no
  * events, no `@Validator` methods and (for a delete) no relations is one statement and is sent without
@@ -27,7 +27,7 @@ import { TransactionScope } from "./transaction-scope.js";
 export class Context implements AsyncDisposable {
   /** The database this session draws its connection from. */
   readonly database: Database;
-  /** Answers the current user's name for the `*By` columns (SPEC.md TTContext.OnGetCurrentUser). */
+  /** Answers the current user's name for the `*By` columns. */
   onGetCurrentUser: (() => string) | undefined = undefined;
   /** Answers the caller's tenant for the entities with a `@TenantColumn` (docs/entities.md "Tenant scoping"). */
   onGetCurrentTenant: (() => string | undefined) | undefined = undefined;
@@ -135,7 +135,7 @@ export class Context implements AsyncDisposable {
     return drawKeys(this.#writes, entities);
   }
 
-  /** Draws the next primary key of an entity class from its sequence (SPEC.md 2.8 rule 1). */
+  /** Draws the next primary key of an entity class from its sequence (on SQLite, a key table in the database file). */
   nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
     return this.#writes.nextId(entityClass);
   }
@@ -202,7 +202,7 @@ export class Context implements AsyncDisposable {
   }
 
   /**
-   * Brings a soft-deleted entity back: clears the Deleted pair and writes the Updated pair (SPEC.md 3), and
+   * Brings a soft-deleted entity back: clears the Deleted pair and writes the Updated pair (it is an update), and
    * brings back the children that a soft cascade deleted with it (those deleted at its deletion time).
    */
   undelete<T extends object>(entity: T): Promise<void> {

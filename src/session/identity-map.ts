@@ -1,6 +1,6 @@
 /**
  * One object per row within a session: the same class and primary key give the same instance
- * (join entities bypass it, SPEC.md 2.9).
+ * (join entities bypass it: they are read-only).
  *
  * Most sessions serve one request and read one class, so the first class's instances sit in a map of their
  * own and the map of further classes is made only when a second class is read; a session that reads nothing

@@ -8,14 +8,14 @@ import type { SchemaDialect } from "./schema-dialect.js";
 export interface Dialect {
   /** The engine's name, e.g. `sqlite`, `postgres`, `mariadb`. */
   readonly name: string;
-  /** Quotes an identifier, folding its case the way the engine folds unquoted names (SPEC.md 2.8 rule 1). */
+  /** Quotes an identifier, folding its case the way the engine folds unquoted names. */
   quoteIdentifier(identifier: string): string;
   /** The positional placeholder of the parameter at `index` (0-based): `?` or `$1`. */
   placeholder(index: number): string;
   /**
    * Whether ORDER BY puts NULL first in ascending and last in descending order by itself (SQLite, MariaDB).
    * Where not (PostgreSQL), the statements say `NULLS FIRST` / `NULLS LAST` on nullable columns, so that
-   * NULL is the lowest value on every engine (API.md; keyset pages rely on it).
+   * NULL is the lowest value on every engine (keyset pages rely on it).
    */
   readonly sortsNullsLow: boolean;
   /** The clause that pages a SELECT, appended after ORDER BY, from the placeholders of the bound limit and offset. */
@@ -33,7 +33,7 @@ export interface Dialect {
   insertKeyConflict(quotedKey: string): string;
   /**
    * `column LIKE placeholder` (or NOT LIKE) in which `%` and `_` are the only wildcards and no character
-   * escapes (API.md): the same pattern matches the same text on every engine.
+   * escapes: the same pattern matches the same text on every engine.
    */
   like(column: string, operator: "LIKE" | "NOT LIKE", placeholder: string): string;
   /**

@@ -4,7 +4,7 @@ import { ValidationErrors } from "./validation-errors.js";
 import { type ValidationPlan, validationPlanOf } from "./validation-plan.js";
 
 /**
- * Checks every validation rule of `entity` (SPEC.md 2.10): the field rules, then each `@Validator` method
+ * Checks every validation rule of `entity`: the field rules, then each `@Validator` method
  * called as `method(errors, context)` and awaited. Throws one `ValidationError` listing every failure;
  * the session calls it inside the write's transaction, after the before-events and before the statement.
  * Without `@Validator` methods the check is synchronous and answers undefined (a write pays no extra await).

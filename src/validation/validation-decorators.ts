@@ -8,7 +8,7 @@ export const ValidationKey = {
   validator: Symbol("tenon.Validator"),
 } as const;
 
-/** A numeric limit of a rule: an integer or a double (SPEC.md 2.10); a bigint for int64 limits beyond 2^53. */
+/** A numeric limit of a rule: an integer or a double; a bigint for int64 limits beyond 2^53. */
 export type NumericLimit = number | bigint;
 
 /** One validation rule as declared on a field. @internal */
@@ -28,7 +28,7 @@ function rule<V>(declaration: RuleDeclaration): ValidationDecorator<V> {
 }
 
 /**
- * The field must have a value (SPEC.md TRequired): not null, not an empty or whitespace-only string, not 0
+ * The field must have a value: not null, not an empty or whitespace-only string, not 0
  * (numbers, int64, decimals), not an empty blob, and a `Lazy<T>` must have a key (not null, not 0).
  * A boolean `false` is a value.
  */
@@ -89,13 +89,13 @@ export function Email(message?: string): ValidationDecorator<string | null> {
   return rule({ rule: "Email", message });
 }
 
-/** The human-readable name of the field used by the default messages (SPEC.md TDisplayName). It takes no message. */
+/** The human-readable name of the field used by the default messages. It takes no message. */
 export function DisplayName(name: string): ValidationDecorator<unknown> {
   return (_value, context) => annotateMember(context, ValidationKey.displayName, name);
 }
 
 /**
- * Marks an instance method of the entity as a custom validator (SPEC.md TValidator). It is called after the
+ * Marks an instance method of the entity as a custom validator. It is called after the
  * field rules on every insert and update, as `method(errors, context)`, and may be async; it reports
  * failures with `errors.add(property, message)`.
  */

@@ -1,4 +1,4 @@
-// The end-to-end suite of the demo (DEMO.md): the demo runs as a child process on one engine and every
+// The end-to-end suite of the demo (examples/demo): the demo runs as a child process on one engine and every
 // route is checked over HTTP, with the rows in the database checked directly afterwards. Written once,
 // run on SQLite, PostgreSQL and MariaDB.
 import assert from "node:assert/strict";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { AfterUpdate, BeforeInsert, Column, EntityMapping, InsertEvent, MappingError, PrimaryKey, Table, Type } from "tenon";
 
-/** SPEC.md 6.1 says private event methods are never called; Tenon refuses them loudly when the class is mapped. */
+/** Private event methods would never be called; Tenon refuses them loudly when the class is mapped. */
 describe("event decorators at mapping time", () => {
   it("a #private method marked as an event is a MappingError naming the class and the method", () => {
     @Table("T")

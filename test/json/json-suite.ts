@@ -23,7 +23,7 @@ class CountingContext extends JsonContext {
   }
 }
 
-/** The JSON of entities (SPEC.md 2.11, API.md "JSON of entities" and "Metadata") on a real database. */
+/** The JSON of entities (visibility decorators, the wire format and the metadata: docs/entities.md) on a real database. */
 export function jsonSuite(harness: EngineHarness): void {
   describe(`${harness.name}: JSON of entities`, () => {
     let db: TestDatabase;

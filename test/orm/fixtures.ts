@@ -42,7 +42,7 @@ export class Company {
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }
 
-/** The same table without @DeletedAt: it still reaches soft-deleted rows (SPEC.md 2.8 rule 5). */
+/** The same table without @DeletedAt: it still reaches soft-deleted rows (the soft-delete guard comes from the mapping, not the table). */
 @Table("Companies")
 @Sequence("CompaniesID")
 export class CompanyRow {

@@ -80,7 +80,7 @@ export const hostileValue: fc.Arbitrary<JsonText> = fc.oneof(
 /** Keys that must never do more than an unknown key does. */
 export const hostileKeys = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "includeDeleted", "nope"];
 
-/** The change-tracking properties of the demo (API.md: written, never read). */
+/** The change-tracking properties of the demo (written, never read). */
 export const changeTracking = ["createdAt", "createdBy", "updatedAt", "updatedBy", "deletedAt", "deletedBy"];
 
 /** A plausible value for a change-tracking property: what a client that tries to forge it would send. */

@@ -20,7 +20,7 @@ export interface Reconciliation {
   readonly unavailable: number;
   /**
    * Of the 503s, those whose effect is in the database: a connection lost while COMMIT (or a self-committing
-   * statement) ran leaves the outcome unknown to the server too, and API.md answers it 503 all the same.
+   * statement) ran leaves the outcome unknown to the server too, and it is answered 503 all the same.
    * Counted apart, like the writes in doubt, rather than as phantoms.
    */
   readonly unavailableApplied: number;

@@ -1,5 +1,5 @@
 // The Company entity as every hand-written contender serves it: the column list, the JSON names,
-// the validation rules of DEMO.md and the filter body of API.md turned into SQL. Raw node:http,
+// the demo's validation rules and the filter body (docs/crud.md) turned into SQL. Raw node:http,
 // Fastify and Express share this file, so they run the very same SQL.
 
 /** JSON property name -> database column (SQLite spelling; PostgreSQL folds these to lower case). */
@@ -37,7 +37,7 @@ export class HttpError extends Error {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const VAT = /^[A-Z]{2}[0-9A-Z]{2,12}$/;
 
-/** Validates a company body as DEMO.md states it; throws a 422 HttpError listing every failure. */
+/** Validates a company body as the demo states it; throws a 422 HttpError listing every failure. */
 export function validateCompany(c) {
   if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new HttpError(400, 'The body must be a JSON object.');
   const errors = [];
@@ -51,7 +51,7 @@ export function validateCompany(c) {
 }
 
 /**
- * Turns the filter body of API.md into the WHERE, ORDER BY and paging of a select.
+ * Turns the filter body (docs/crud.md) into the WHERE, ORDER BY and paging of a select.
  * `quote(column)` spells a column for the engine; `param(i)` spells the i-th placeholder.
  * Returns `{where, orderBy, params, start, limit}`; no text of the body reaches the SQL.
  */

@@ -18,7 +18,7 @@ import {
   VersionColumn,
 } from "tenon";
 
-/** The demo's Company (DEMO.md) on the bench's table: validation, all six change-tracking columns, soft delete. */
+/** The demo's Company on the bench's table: validation, all six change-tracking columns, soft delete. */
 @Table("Companies")
 @Sequence("companies_seq")
 export class Company {

@@ -3,7 +3,7 @@ import { EngineMessages } from "../engine-messages.js";
 import { int32Range } from "../../mapping/column-type.js";
 import type { SqliteDialect } from "./sqlite-dialect.js";
 
-/** The highest key of the int32 key type (SPEC.md TTPrimaryKey). */
+/** The highest key of the int32 key type. */
 const maxKey = int32Range.max;
 
 /** The table in the database file that keeps the last key handed out per table, shared by every process. */

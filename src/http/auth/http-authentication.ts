@@ -2,7 +2,7 @@ import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
 
 /**
- * The application's authentication (SPEC.md 5). The server builds one instance per request that needs
+ * The application's authentication, run after the route is resolved and before the areas and the handler. The server builds one instance per request that needs
  * authentication, with that request's context, and calls `check`. `check` fills `request.user` (with its
  * areas) or throws `HttpUnauthorizedError` (401) or `HttpForbiddenError` (403). A `check` that returns
  * without a user is answered 401 with `challenge`.

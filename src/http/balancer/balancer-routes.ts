@@ -13,7 +13,7 @@ export interface BalancerState {
   draining: boolean;
 }
 
-/** The body of a positive answer of `/live` and `/ready` (API.md). */
+/** The body of a positive answer of `/live` and `/ready`. */
 const okBody = { status: "ok" } as const;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What `GET <base>/ready` asks before it answers 200 (API.md: balancer routes). The HTTP core knows nothing
+ * What `GET <base>/ready` asks before it answers 200 (the balancer routes: docs/http.md). The HTTP core knows nothing
  * of databases: the application, or the ORM side (`DatabaseReadiness` in `tenon/http`'s CRUD part), says
  * whether this process can serve. Set it on `HttpServer.readiness`.
  */

@@ -16,7 +16,7 @@ addClassSchemaSource((bodyClass, schemas) =>
 );
 
 /**
- * The OpenAPI descriptions of the generic entity routes (SPEC.md 4.2) of one entity class: the entity's
+ * The OpenAPI descriptions of the generic entity routes of one entity class: the entity's
  * schema for request bodies, its answers under the preset each route writes with (`withDetails` for get and
  * the writer's answers, `withRelations` for the `{count, data}` lists, `entityOnly` for find and createnew),
  * the filter body of select, the metadata and `{id, deleted}` of a delete. `write` adds the writer's routes.

@@ -4,7 +4,7 @@ import { isFilterable, isDeserialized, isSerialized, jsonMemberName, jsonPropert
 import { ValidationKey, type RuleDeclaration } from "../../validation/validation-decorators.js";
 import type { JsonSchema } from "../openapi/openapi-types.js";
 
-/** The schemas of one entity's JSON (API.md "JSON of entities"), by component name. */
+/** The schemas of one entity's JSON, by component name. */
 type Schemas = Record<string, JsonSchema>;
 
 const int64Pattern = "^-?\\d+$";
@@ -117,7 +117,7 @@ export function addEntitySchemas(entityClass: EntityClass, schemas: Schemas): st
 }
 
 /**
- * Adds the schemas of an entity's filter body (API.md "Filter body of Select") and answers the body's name:
+ * Adds the schemas of an entity's filter body (docs/crud.md) and answers the body's name:
  * `<Entity>Filter`, its conditions naming the filterable JSON names and the operators as enums.
  */
 export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas): string {

@@ -8,7 +8,7 @@ import { PerKeyCache } from "../../per-key-cache.js";
 import { CrudMessages } from "./crud-messages.js";
 
 /**
- * Entity tags of single entities (API.md: `"<id>-<version>"`, strong). An answer that embeds other entities
+ * Entity tags of single entities (`"<id>-<version>"`, strong). An answer that embeds other entities
  * (a reference's object, a detail list) appends a short hash of their classes, ids and versions, so that a
  * renamed company changes its employee's tag: `"<id>-<version>-<hash>"`. An entity without a version
  * column has no tag. Nothing is hashed when nothing is embedded.

@@ -7,7 +7,7 @@ const cache = new PerKeyCache(build);
 
 /**
  * The columns a client may name in a filter body of one entity: by JSON name or database column name,
- * compared without case (the JSON name wins). Columns that are not filterable (SPEC.md 2.8 rule 8) and
+ * compared without case (the JSON name wins). Columns that are not filterable (`@NotFilterable`, or never serialized) and
  * blobs are absent, so they answer exactly like unknown names.
  */
 export function filterColumnsOf(mapping: EntityMapping): FilterColumns {

@@ -6,9 +6,9 @@ import { jsonPropertyName } from "../../json/json-visibility.js";
 import { HttpNotFoundError } from "../exchange/http-errors.js";
 
 /**
- * The session of an HTTP request (SPEC.md TTHttpContext): the JSON context plus what the generic reader
+ * The session of an HTTP request: the JSON context plus what the generic reader
  * and writer need. An application's per-request context class usually creates one lazily, on first use,
- * so that anonymous and unknown requests never touch the database (SPEC.md 5 rule 3).
+ * so that anonymous and unknown requests never touch the database (the context is built before authentication).
  */
 export class HttpContext extends JsonContext {
   /** The primary key a JSON entity body carries, or undefined when it has none; a malformed one is a 400 naming the property. */
@@ -31,7 +31,7 @@ export class HttpContext extends JsonContext {
   /** Deletes an entity (the ORM session's delete). */
   override delete<T extends object>(entity: T): Promise<void>;
   /**
-   * Deletes an entity by primary key and version (SPEC.md TTHttpContext.Delete): `HttpNotFoundError`
+   * Deletes an entity by primary key and version: `HttpNotFoundError`
    * (404) for an absent id, `ConcurrentUpdateError` (409) for a stale version.
    */
   override delete<T extends object>(entityClass: EntityClass<T>, id: number, version: number): Promise<void>;

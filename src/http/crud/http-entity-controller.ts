@@ -24,7 +24,7 @@ function servedEntityOf(controller: Function): EntityClass<object> {
 import { isMergeObject } from "./merge-patch.js";
 
 /**
- * A controller that serves one entity class read-only: the GET routes and select of SPEC.md 4.2,
+ * A controller that serves one entity class read-only: the GET routes and select (docs/crud.md),
  * delegating to `HttpEntityReader`. Other methods on its addresses answer 405 with `Allow`. Use it for
  * join entities; `HttpEntityController` adds the write routes.
  *
@@ -92,8 +92,8 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
 }
 
 /**
- * A controller that serves one entity class with the conventional routes of SPEC.md 4.2, delegating to
- * `HttpEntityReader` and `HttpEntityWriter`. Subclass it once per entity (SPEC.md 4.1 rule 6), name the
+ * A controller that serves one entity class with the conventional routes (docs/crud.md), delegating to
+ * `HttpEntityReader` and `HttpEntityWriter`. Subclass it once per entity (a class is registered once), name the
  * entity in `entityClass`, say where the request's `HttpContext` is in `httpContext`, and register it
  * with its own base URI. Override a route method to add `@Area`s or change its behaviour; override
  * `createReader` / `createWriter` to attach events.

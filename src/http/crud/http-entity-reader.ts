@@ -50,7 +50,7 @@ export interface HttpSelectPage {
 }
 
 /**
- * The standard read logic for one entity class over HTTP (SPEC.md TTHttpEntityReader<T>). The context is
+ * The standard read logic for one entity class over HTTP. The context is
  * borrowed, not owned.
  */
 export class HttpEntityReader<T extends object> {
@@ -97,7 +97,7 @@ export class HttpEntityReader<T extends object> {
   }
 
   /**
-   * The rows a filter body selects (API.md "Filter body"), with relations: `{count, data, nextCursor?}`. A
+   * The rows a filter body selects (docs/crud.md), with relations: `{count, data, nextCursor?}`. A
    * page read without `start` answers `nextCursor` when more rows follow (read as one row beyond the page);
    * a body with `after` reads the page after that cursor's row and leaves `count` out unless it sends
    * `count: true`. A bad body or cursor answers 400.
@@ -115,7 +115,7 @@ export class HttpEntityReader<T extends object> {
     return this.#keysetPage(filter, config, { order, limit }, read.after, read.count ?? !read.hasCursor);
   }
 
-  /** The entity's metadata (API.md "Metadata"). */
+  /** The entity's metadata (`{entity, primaryKey, versionColumn?, properties}`). */
   metadata(): unknown {
     return this.context.metadataToJson(this.entityClass);
   }

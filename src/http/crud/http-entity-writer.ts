@@ -51,7 +51,7 @@ interface BulkPosition {
 }
 
 /**
- * The standard write logic for one entity class over HTTP (SPEC.md TTHttpEntityWriter<T>). Every write
+ * The standard write logic for one entity class over HTTP. Every write
  * runs in one transaction with its events; an exception in any of them, `onApplyDetails` included,
  * rolls the row back. A write with no events at all is a single statement and needs no transaction.
  *

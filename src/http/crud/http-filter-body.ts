@@ -73,7 +73,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Turns a filter body (API.md "Filter body of Select") into a `Filter`. Nothing of the body becomes SQL
+ * Turns a filter body (docs/crud.md) into a `Filter`. Nothing of the body becomes SQL
  * text: columns are looked up in the mapping, operators in a closed list, and values are converted to
  * the column's type and bound as parameters. Any deviation answers `InvalidInputError` (400).
  */

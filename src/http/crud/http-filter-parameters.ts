@@ -1,4 +1,4 @@
-/** The limits of a filter body and what only the server may decide (SPEC.md TTHttpFilterParameters). */
+/** The limits of a filter body and what only the server may decide. */
 export class HttpFilterParameters {
   /** Default ceiling of a page. */
   static readonly defaultMaxLimit = 1000;

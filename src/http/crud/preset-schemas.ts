@@ -8,7 +8,7 @@ import { addEntitySchemas } from "./entity-schemas.js";
 /** Component schemas by name. */
 type Schemas = Record<string, JsonSchema>;
 
-/** The component names of an entity's answers under the presets the generic routes use (API.md "JSON of entities"). */
+/** The component names of an entity's answers under the presets the generic routes use. */
 export interface PresetSchemaNames {
   /** Level 0 (`entityOnly`: find, createnew): scalars and `<name>Id` only. */
   readonly entityOnly: string;

@@ -3,7 +3,7 @@ import { HttpServerError } from "./http-errors.js";
 import { HttpMessages } from "./http-messages.js";
 
 /**
- * The proxy-aware client address (SPEC.md 2.4 ClientIP): the last `X-Forwarded-For` entry, but only when
+ * The proxy-aware client address: the last `X-Forwarded-For` entry, but only when
  * the TCP peer is a trusted proxy (by default a loopback address: the reverse proxy on the same machine).
  * Earlier entries are ignored because any client can write them.
  * @internal

@@ -6,7 +6,7 @@ const requestField: string = "request";
 const responseField: string = "response";
 
 /**
- * Base class of controllers (SPEC.md 2.4 FRequest, FResponse, FContext). The server builds one instance per
+ * Base class of controllers: `this.request`, `this.response`, `this.context`. The server builds one instance per
  * request that reaches one of its routes, after authentication and the area check, and calls the method
  * the route names with the placeholder values as arguments. A handler may be async. When it returns a
  * value other than `undefined` and has not assigned `this.response.content`, the value is sent as JSON.

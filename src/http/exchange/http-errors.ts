@@ -17,13 +17,13 @@ export class HttpError extends TenonError {
 }
 
 /**
- * A refused server configuration (SPEC.md ETHttpServerException): a change after `start()`, an invalid
+ * A refused server configuration: a change after `start()`, an invalid
  * bind address, a route shape the router refuses, or a `start()` whose preconditions fail. Thrown to the
  * application, not answered to clients (inside a handler it would be a 500 like any other error).
  */
 export class HttpServerError extends TenonError {}
 
-/** An absent entity (SPEC.md ETHttpNotFound): answered 404 `Entity <id> not found.` */
+/** An absent entity: answered 404 `Entity <id> not found.` */
 export class HttpNotFoundError extends HttpError {
   /** @param id the id that was looked up. */
   constructor(id: string | number) {

@@ -1,6 +1,6 @@
 /**
- * Every status code, error text and default value of the HTTP server, in one place (STYLE.md "one home
- * for each fact"). Nothing else in `src/http` writes a user-visible sentence of its own (the CRUD layer's
+ * Every status code, error text and default value of the HTTP server, in one place (one home
+ * for each fact). Nothing else in `src/http` writes a user-visible sentence of its own (the CRUD layer's
  * are in crud/crud-messages.ts, the logging part's in logging/log-messages.ts); docs/errors.md lists them.
  * @internal
  */
@@ -31,7 +31,7 @@ export const HttpStatus = {
   serviceUnavailable: 503,
 } as const;
 
-/** Defaults of the server's settings (SPEC.md 2.1, 8; API.md "Other defaults"). */
+/** Defaults of the server's settings (docs/http.md lists them). */
 export const HttpDefaults = {
   serverHeader: "tenon",
   /** The most items one bulk body of the generic writer may carry (`HttpEntityWriter.maxBulkItems`). */
@@ -54,7 +54,7 @@ export const HttpDefaults = {
   minBodyDataRate: 512,
   /** How long a connection answered with an error by the server itself may linger before it is destroyed (ms). */
   errorAnswerLingerMs: 2000,
-  /** The proxies whose `X-Forwarded-For` is believed: the loopback peers (SPEC.md 2.4). */
+  /** The proxies whose `X-Forwarded-For` is believed: the loopback peers (a reverse proxy on the same machine). */
   trustedProxies: ["127.0.0.0/8", "::1"],
   stopGracePeriodMs: 10000,
   drainDelayMs: 0,
@@ -66,7 +66,7 @@ export const HttpDefaults = {
   retryAfterSeconds: 1,
 } as const;
 
-/** The texts of the error bodies (API.md "Error bodies") and of the refused configuration changes. */
+/** The texts of the error bodies (docs/errors.md lists them) and of the refused configuration changes. */
 export const HttpMessages = {
   internalServerError: "Internal server error.",
   serviceUnavailable: "Service temporarily unavailable: try again.",

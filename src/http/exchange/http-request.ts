@@ -13,7 +13,7 @@ export type HttpNameValue = readonly [name: string, value: string];
 export interface RequestServices {
   /** Decides whether a peer's `X-Forwarded-For` is believed. */
   readonly isTrustedProxy: TrustedProxyRule;
-  /** Writes an application's log line inline (SPEC.md 6.2 WriteAction); undefined without a log writer. */
+  /** Writes an application's log line inline, not queued; undefined without a log writer. */
   readonly logAction: ((host: string, message: string, requestId: string) => void) | undefined;
 }
 
@@ -24,11 +24,11 @@ const noParams: readonly HttpNameValue[] = Object.freeze([]);
 const FEW_HEADERS = 24;
 
 /**
- * One request as the application sees it (SPEC.md 2.4 TTHttpRequest). Everything that costs something
+ * One request as the application sees it. Everything that costs something
  * (the header list, the parameters, the client address, the JSON value) is computed on first use.
  *
  * Repeated headers keep their first occurrence, names compared without case; later ones are dropped from
- * `header()` and from `headers` alike (SPEC.md 2.5 rule 4). Query parameters follow the same rule, with
+ * `header()` and from `headers` alike. Query parameters follow the same rule, with
  * names compared as sent.
  */
 export class HttpRequest {
@@ -88,7 +88,7 @@ export class HttpRequest {
     return this.observation?.slow;
   }
 
-  /** True when `method` differs from `sentMethod` (an accepted method override, SPEC.md 4.4). */
+  /** True when `method` differs from `sentMethod` (an accepted method override). */
   get isMethodOverridden(): boolean {
     return this.method !== this.sentMethod;
   }
@@ -123,7 +123,7 @@ export class HttpRequest {
 
   /**
    * The client address: `remoteIp`, or behind a trusted proxy (`HttpServer.trustedProxies`, loopback peers
-   * by default) the last `X-Forwarded-For` entry (SPEC.md 2.4).
+   * by default) the last `X-Forwarded-For` entry; earlier entries are ignored.
    */
   get clientIp(): string {
     this.#clientIp ??= clientIpOf(this.remoteIp, this.header("x-forwarded-for"), this.#services.isTrustedProxy);
@@ -132,7 +132,7 @@ export class HttpRequest {
 
   /**
    * Writes `message` through the server's registered log writer, inline (`writeAction` with an
-   * `HttpLogAction` carrying this request's host, SPEC.md 6.2). Does nothing when no writer is registered;
+   * `HttpLogAction` carrying this request's host). Does nothing when no writer is registered;
    * a writer's failure never reaches the caller.
    */
   log(message: string): void {

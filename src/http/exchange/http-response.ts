@@ -2,7 +2,7 @@ import type { HttpNameValue } from "./http-request.js";
 import { HttpDefaults, HttpStatus } from "./http-messages.js";
 
 /**
- * The answer a handler builds (SPEC.md 2.4 TTHttpResponse). The server sends it after the handler
+ * The answer a handler builds. The server sends it after the handler
  * returns: `statusCode` (200 unless set), `content` as UTF-8 (or the bytes of `setContentBytes`) with a `Content-Length`, `contentType`
  * (JSON by default when there is content), and the headers set with `setHeader`.
  *

@@ -5,7 +5,7 @@ import { HttpStatus } from "./http-messages.js";
  * give it. The error answers (error-answer.ts) take their status, body kind and headers from here, and the
  * OpenAPI document lists, for each route, the entries that apply to it. The catalogue is keyed by
  * `HttpStatus`'s names, so a status added there does not compile until it has an entry, and then appears in
- * every document by itself (STYLE.md "one home for each fact").
+ * every document by itself (one home for each fact).
  * @internal
  */
 

@@ -1,6 +1,6 @@
 /**
- * The authenticated caller (SPEC.md TTHttpUser), filled by the authentication class into `request.user`.
- * `tenant` is copied whole into every log entry: it must hold an identifier only (SPEC.md 2.5 rule 1).
+ * The authenticated caller, filled by the authentication class into `request.user`.
+ * `tenant` is copied whole into every log entry: it must hold an identifier only, never a connection string or a credential.
  */
 export class HttpUser {
   /** The user name. */

@@ -1,16 +1,16 @@
 import { HttpLogDiscarded } from "./http-log-records.js";
 import { OTHER_HOST } from "./log-messages.js";
 
-/** Length of a host key (SPEC.md 8). */
+/** Length of a host key, in characters. */
 export const HOST_KEY_LENGTH = 64;
 
-/** Distinct host keys counted before the rest go to `<other>` (SPEC.md 8). */
+/** Distinct host keys counted before the rest go to `<other>`. */
 export const MAX_COUNTED_HOSTS = 64;
 
 const NOT_KEY_CHARACTERS = /[^a-z0-9.\-:_]/g;
 
 /**
- * The discard counter key of a Host (SPEC.md 6.2 rule 7): lower-cased, truncated to 64 characters and
+ * The discard counter key of a Host: lower-cased, truncated to 64 characters and
  * stripped of everything outside `a-z 0-9 . - : _`, in that order. No Host, or nothing left, is `<other>`.
  */
 export function hostKey(host: string): string {

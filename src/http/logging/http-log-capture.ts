@@ -114,7 +114,7 @@ function redactContent<Req>(redactor: RedactContent<Req> | undefined, request: R
 }
 
 /**
- * Builds the request entry on the request path (SPEC.md 2.5, 6.2 rules 8-10). The body is captured only when
+ * Builds the request entry on the request path. The body is captured only when
  * its size, known without reading it, is within `maxContentLength`; a form-encoded body becomes parameters
  * and is omitted with the content; any other body must be valid JSON.
  */

@@ -19,7 +19,7 @@ export interface HttpLogParameterOptions {
 }
 
 /**
- * Tuning of the log pipeline (SPEC.md 2.6 and 8). Immutable. Construct it with an options object
+ * Tuning of the log pipeline (defaults and limits: docs/logging.md). Immutable. Construct it with an options object
  * (`new HttpLogParameters({ maxContentLength: 4096 })`) or positionally, the short forms leaving the later
  * values at their defaults (`new HttpLogParameters(2)`, `new HttpLogParameters(2, 500)`, ...).
  */

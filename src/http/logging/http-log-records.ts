@@ -1,5 +1,5 @@
 /**
- * The log records (SPEC.md 2.5). They are built on the request path from copies of what they describe,
+ * The log records (their fields: docs/logging.md). They are built on the request path from copies of what they describe,
  * so a consumer may read them after the request is gone; `toJson()` is meant for the consumer side.
  * JSON keys are the camelCase property names, like every other JSON that Tenon writes.
  */
@@ -22,7 +22,7 @@ export interface HttpLogUser {
   readonly username: string;
   /** The user's areas. */
   readonly areas: readonly string[];
-  /** The tenant, copied whole (SPEC.md 2.5 rule 1): never capped, redacted or passed to `onRedactContent`. */
+  /** The tenant, copied whole: never capped, redacted or passed to `onRedactContent`. */
   readonly tenant: string | undefined;
 }
 
@@ -86,7 +86,7 @@ export interface HttpLogRequestJson {
   readonly clientIp: string;
 }
 
-/** A logged request (SPEC.md TTHttpLogRequest), handed to `HttpLogWriter.writeRequest`. */
+/** A logged request, handed to `HttpLogWriter.writeRequest`. */
 export class HttpLogRequest implements HttpLogRequestFields {
   /** When the entry was built, in milliseconds since the epoch. */
   readonly time: number;
@@ -222,7 +222,7 @@ export interface HttpLogResponseJson {
   readonly statementsOmitted?: number;
 }
 
-/** A logged response (SPEC.md TTHttpLogResponse), handed to `HttpLogWriter.writeResponse`. */
+/** A logged response, handed to `HttpLogWriter.writeResponse`. */
 export class HttpLogResponse implements HttpLogResponseFields {
   /** Set when the request took at least `HttpServer.slowRequestThreshold`: its duration and statements. */
   readonly slow: HttpLogSlowRequest | undefined;
@@ -301,7 +301,7 @@ export interface HttpLogDiscardedJson {
   readonly count: number;
 }
 
-/** How many entries of one host a full queue rejected since the last report (SPEC.md TTHttpLogDiscarded). */
+/** How many entries of one host a full queue rejected since the last report. */
 export class HttpLogDiscarded {
   /** When the report was made, in milliseconds since the epoch. */
   readonly time: number;
@@ -359,7 +359,7 @@ export interface HttpLogErrorJson {
   readonly nestedExceptionMessage?: string;
 }
 
-/** A response with status >= 500 (SPEC.md TTHttpLogError), handed to `HttpLogWriter.writeError`; the exception is already text. */
+/** A response with status >= 500, handed to `HttpLogWriter.writeError`; the exception is already text. */
 export class HttpLogError implements HttpLogErrorFields {
   /** When the entry was built, in milliseconds since the epoch. */
   readonly time: number;
@@ -432,7 +432,7 @@ export interface HttpLogActionJson {
   readonly message: string;
 }
 
-/** A free-text log line written inline (SPEC.md TTHttpLogAction); the default `writeDiscarded` and `writeError` produce one. */
+/** A free-text log line written inline; the default `writeDiscarded` and `writeError` produce one. */
 export class HttpLogAction {
   /** When the action happened, in milliseconds since the epoch. */
   readonly time: number;

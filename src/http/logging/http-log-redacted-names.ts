@@ -2,10 +2,10 @@ import { runningServers } from "./running-servers.js";
 import { HttpServerError } from "../exchange/http-errors.js";
 import { LogMessages } from "./log-messages.js";
 
-/** Built-in header names whose values never reach a log writer (SPEC.md 2.7 rule 2). */
+/** Built-in header names whose values never reach a log writer. */
 const BUILT_IN_HEADERS = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key"] as const;
 
-/** Built-in query and form parameter names whose values never reach a log writer (SPEC.md 2.7 rule 3). */
+/** Built-in query and form parameter names whose values never reach a log writer. */
 const BUILT_IN_PARAMETERS = ["token", "access_token", "refresh_token", "id_token", "api_key", "key", "password", "signature"] as const;
 
 /**
@@ -18,7 +18,7 @@ function fold(name: string): string {
 }
 
 /**
- * The redaction list (SPEC.md 2.7): one case-insensitive, locale-independent list of header and parameter
+ * The redaction list: one case-insensitive, locale-independent list of header and parameter
  * names whose values are logged as `<redacted>`, the name kept. The application adds its names before
  * `start()`; `add()` throws `HttpServerError` while any server runs, so that the read path needs no lock.
  */
@@ -29,7 +29,7 @@ export class HttpLogRedactedNames {
 
   private constructor() {}
 
-  /** The built-in names: the five headers and eight parameters of SPEC.md 2.7. */
+  /** The built-in names: the five headers and eight parameters above. */
   static get builtInNames(): readonly string[] {
     return HttpLogRedactedNames.#builtIn;
   }

@@ -2,7 +2,7 @@ import { HttpLogAction, type HttpLogDiscarded, type HttpLogError, type HttpLogRe
 import { LogMessages } from "./log-messages.js";
 
 /**
- * The application's log writer (SPEC.md 6.2). Each log consumer creates its own instance on first use, so
+ * The application's log writer (docs/logging.md). Each log consumer creates its own instance on first use, so
  * a writer needs no locking; a writer meant to survive a destination missing at start-up opens it on first
  * write, not in its constructor. Every method may return a Promise: the consumer waits for it before the
  * next entry, and a throw or a rejection is caught and dropped. Nothing on the request path waits for it.

@@ -17,9 +17,9 @@ export type { LoggedRequest, LoggedResponse, LoggedUser } from "./http-log-captu
 
 /** Callbacks the server hands to the logger when it starts. */
 export interface HttpLoggerOptions<Req> {
-  /** SPEC.md 2.1 OnCanLog: asked before each request and response entry is built; false (or a throw) skips it. */
+  /** Asked before each request and response entry is built; false (or a throw) skips it. */
   readonly onCanLog?: ((request: Req) => boolean) | undefined;
-  /** SPEC.md 2.1 OnRedactContent: asked for the captured request body and again for the response body. */
+  /** Returns the text to log for a body: for the captured request body and again for the response body. */
   readonly onRedactContent?: RedactContent<Req> | undefined;
 }
 
@@ -45,7 +45,7 @@ export class HttpLogger<Req extends LoggedRequest = LoggedRequest, Res extends L
   #discardedByClosedConsumers = 0;
 
   /**
-   * Creates one writer and discards it at once (SPEC.md 6.2 rule 2): a constructor that throws stops start-up.
+   * Creates one writer and discards it at once: a constructor that throws stops start-up.
    * @param writerClass the application's writer, with a no-argument constructor.
    * @param poolSizeOrParameters the number of consumers, or every parameter; defaults as `HttpLogParameters`.
    */

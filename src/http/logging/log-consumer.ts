@@ -19,7 +19,7 @@ const MAX_ENTRIES_PER_TURN = 4096;
 const ignore = (): void => {};
 
 /**
- * Calls one writer method with everything it may throw or reject caught and dropped (SPEC.md 6.2 rule 1).
+ * Calls one writer method with everything it may throw or reject caught and dropped: a writer never breaks a request.
  * Returns a Promise only when the writer returned one, so a synchronous writer costs no microtask.
  * @internal
  */
@@ -75,7 +75,7 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
 }
 
 /**
- * One "log thread" (SPEC.md 6.2): a bounded queue and the writer instance that empties it. The writer is
+ * One "log thread": a bounded queue and the writer instance that empties it. The writer is
  * created on first use; when its constructor throws, the entries stay queued and creation is tried again on
  * the next cycle, `writerRetryInterval` later. A full queue rejects the newest entry and counts it per host;
  * the counts are reported through `writeDiscarded` when the report timer has fired and at the end of each drain.

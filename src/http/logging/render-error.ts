@@ -42,8 +42,8 @@ function isSuppressedError(value: unknown): value is Error & { error: unknown; s
 }
 
 /**
- * Renders a thrown value to strings on the request path (SPEC.md 6.2 rule 5). The "in flight" error of
- * SPEC.md 2.5 is, in JavaScript, the `cause` of the thrown error (an error raised while handling another
+ * Renders a thrown value to strings on the request path, before queuing. The error that was "in flight" when
+ * another was raised is, in JavaScript, the `cause` of the thrown error (an error raised while handling another
  * one and chained to it), or the `suppressed` error of a `SuppressedError` (an error raised while disposing
  * resources during the unwinding of another), whose own `error` is then the one reported.
  */

@@ -52,7 +52,7 @@ const errorProperties = {
   index: { type: "integer", minimum: 0 },
 } as const;
 
-/** The schemas of the error bodies (API.md "Error bodies"). @internal */
+/** The schemas of the error bodies (`{status, message}`, 422 adds `errors`, 5xx adds `taskId`). @internal */
 export const errorBodySchemas: Readonly<Record<string, JsonSchema>> = {
   Error: { type: "object", required: ["status", "message"], properties: errorProperties },
   ValidationError: {

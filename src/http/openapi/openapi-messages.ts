@@ -1,6 +1,6 @@
 /**
  * The texts of the OpenAPI document: the descriptions of the standard answers and of the generated
- * parameters (STYLE.md "one home for each fact"). @internal
+ * parameters, so that each text has one home. @internal
  */
 export const OpenApiMessages = {
   defaultTitle: "Tenon API",

@@ -32,7 +32,7 @@ export function controllerUriOf(controller: Function): string | undefined {
 
 /**
  * The routes of a controller class. A method overriding a decorated one keeps its routes unless it declares
- * its own, inherits its areas (SPEC.md 4.1 rule 7) and its authorization type unless it states one. A
+ * its own, inherits its areas and its authorization type unless it states one. A
  * method with no area of its own takes those of the methods its `areasOf` option names.
  * @internal
  */

@@ -33,7 +33,7 @@ const noArgs: readonly string[] = Object.freeze([]);
 const routerMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * The route table (SPEC.md 4.1). Patterns are paths whose segments are fixed words, `?` placeholders (only
+ * The route table. Patterns are paths whose segments are fixed words, `?` placeholders (only
  * as the last segments) or a final `*` catch-all (zero or more segments). Resolution looks up the exact
  * address, then the parametrized routes (fewest placeholders first), then the catch-alls (longest prefix
  * first); at each step a route that does not answer the method steps aside. Every step is a hash lookup per
@@ -178,7 +178,7 @@ export class HttpRouter<T> {
     }
     for (let length = count; length >= 0; length--) collect(this.#catchAll.get(keys[length]));
     const allowed: string[] = (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).filter((method) => found.has(method));
-    // Every GET route answers HEAD too (API.md), so an address that answers GET answers HEAD.
+    // Every GET route answers HEAD too, so an address that answers GET answers HEAD.
     if (found.has("GET")) allowed.splice(1, 0, "HEAD");
     return allowed;
   }

@@ -1,7 +1,7 @@
 import { HttpServerError } from "../exchange/http-errors.js";
 import { HttpMessages } from "../exchange/http-messages.js";
 
-/** Whether a route requires an authenticated caller (SPEC.md 5 rule 4). */
+/** Whether a route requires an authenticated caller; on a method it wins over the class. */
 export enum HttpAuthorizationType {
   /** Served without authentication. */
   None = "None",
@@ -114,7 +114,7 @@ function verb(method: HttpRouteMethod, path: string | undefined, options: HttpRo
   };
 }
 
-/** The base path of a controller (SPEC.md 4.1 TUri); `registerController(Class, uri)` overrides it. */
+/** The base path of a controller; `registerController(Class, uri)` overrides it. */
 export function Uri(path: string): HttpClassDecorator {
   return (value) => {
     declarationOfClass(value).uri = path;
@@ -155,7 +155,7 @@ export function AuthorizationType(type: HttpAuthorizationType): HttpClassOrMetho
 }
 
 /**
- * A required authorization area (SPEC.md 5 rule 6): the user's `areas` must include it (without case), or
+ * A required authorization area: the user's `areas` must include it (without case), or
  * the answer is 403. On a class it applies to every route of the class. Several areas must all be held.
  * An area on a method is inherited by an override of that method.
  */

@@ -68,7 +68,7 @@ export class BodyWatch {
 }
 
 /**
- * Reads a request body, bounded by the ceiling (SPEC.md 7 rule 1): a chunked or understated body that
+ * Reads a request body, bounded by the ceiling `maxRequestContentLength`: a chunked or understated body that
  * grows past it is cut there and the connection is dropped without an answer. A body slower than the
  * watch's minimum data rate is answered 408 and its connection closed.
  * @internal

@@ -22,7 +22,7 @@ import { HttpDefaults, HttpMessages } from "../exchange/http-messages.js";
 import { type HttpAnswerHeader, HttpStatusCatalogue, type HttpStatusEntry, httpStatusEntryOf } from "../exchange/http-status-catalogue.js";
 import { HttpTooManyRequestsError } from "../operations/rate-limiter.js";
 
-/** What an error is answered with (API.md "Error bodies"). @internal */
+/** What an error is answered with (the error bodies: docs/http.md). @internal */
 export interface ErrorAnswer {
   readonly status: number;
   /** The JSON body. */
@@ -72,7 +72,7 @@ function clientError(
 }
 
 const { serviceUnavailable, internalServerError } = HttpStatusCatalogue;
-/** The constant body of a 503 for a transient database failure (API.md). */
+/** The constant body of a 503 for a transient database failure: it says nothing of the cause. */
 const serviceUnavailableBody = JSON.stringify({ status: serviceUnavailable.status, message: HttpMessages.serviceUnavailable });
 const retryAfter: readonly (readonly [string, string])[] = serviceUnavailable.headers.map((name) => [
   name,

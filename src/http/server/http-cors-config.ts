@@ -1,7 +1,7 @@
 import { HttpDefaults } from "../exchange/http-messages.js";
 
 /**
- * CORS settings (SPEC.md 4.5; API.md "Other defaults"). Applied to every preflight (any OPTIONS request,
+ * CORS settings (defaults in docs/http.md). Applied to every preflight (any OPTIONS request,
  * answered 200 without a context) and, for `allowOrigin`, to every other response, errors included.
  * Not guarded: do not change it while the server runs.
  */

@@ -26,7 +26,7 @@ import { HttpServerSettings, refuseWhileRunning } from "./server-settings.js";
 import { closeServers } from "./server-shutdown.js";
 
 /**
- * The HTTP server (SPEC.md 2.1, 3). Configure it, register controllers and an authentication class, then
+ * The HTTP server. Configure it, register controllers and an authentication class, then
  * `start()`. For every request other than a CORS preflight it builds a fresh context with
  * `new ContextClass()` (or the factory it was given), resolves the route, authenticates, checks areas and calls the handler; the context
  * is disposed (`Symbol.asyncDispose` or `Symbol.dispose`, when it has one) after the response is sent.
@@ -185,7 +185,7 @@ export class HttpServer<C> extends HttpServerSettings {
     this.#startChecks.push(check);
   }
 
-  /** Builds the route table, checks the authentication rules (SPEC.md 3, 5), runs the start checks and starts listening. */
+  /** Builds the route table, checks the authentication rules (areas need authentication), runs the start checks and starts listening. */
   async start(): Promise<void> {
     if (this.#state !== "stopped") throw new HttpServerError(HttpMessages.alreadyRunning);
     if (this.#authentication === undefined && !this.allowAnonymous) throw new HttpServerError(HttpMessages.noAuthentication);
@@ -307,7 +307,7 @@ export class HttpServer<C> extends HttpServerSettings {
     }
   }
 
-  /** Stops the server when it runs (SPEC.md 3 Destroy). */
+  /** Stops the server when it runs (`await using` calls it). */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }

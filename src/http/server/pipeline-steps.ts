@@ -61,7 +61,7 @@ export function rawPathOf(uri: string): string {
   }
 }
 
-/** The first of the three method-override headers (SPEC.md 4.4), in the order sent. */
+/** The first of the three method-override headers (`X-HTTP-Method-Override`, `X-HTTP-Method`, `X-METHOD-OVERRIDE`), in the order sent. */
 export function methodOverrideOf(raw: readonly string[]): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];

@@ -36,7 +36,7 @@ export interface DispatchSettings<C> {
 const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * The middle of the request pipeline (SPEC.md 3): resolves a request's route, applies the rate limits,
+ * The middle of the request pipeline (ARCHITECTURE.md): resolves a request's route, applies the rate limits,
  * authenticates, checks the areas and calls the handler, or refuses the request with 401, 403, 404, 405 or 429.
  * @internal
  */

@@ -41,7 +41,7 @@ export interface PipelineSettings<C> extends DispatchSettings<C> {
 }
 
 /**
- * The per-request pipeline (SPEC.md 3): CORS preflight without a context; then body (bounded), the
+ * The per-request pipeline (stage by stage in ARCHITECTURE.md): CORS preflight without a context; then body (bounded), the
  * context, the request log, resolution, authentication, areas, the handler, the answer, the response log,
  * and the context's disposal. Counts the requests in flight so that `stop()` can wait for them.
  * @internal

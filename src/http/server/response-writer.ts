@@ -32,7 +32,7 @@ export function addCorsHeaders(
   if (!preflight) headers["access-control-expose-headers"] = HttpDefaults.corsExposeHeaders;
 }
 
-/** Answers a CORS preflight: 200, empty body, the CORS headers (SPEC.md 4.5). @internal */
+/** Answers a CORS preflight: 200, empty body, the CORS headers; no context is built. @internal */
 export function writePreflight(res: ServerResponse, cors: HttpCorsConfig, closeConnection: boolean): void {
   const headers: OutgoingHttpHeaders & Record<string, string | number> = {
     "access-control-allow-methods": HttpDefaults.corsAllowMethods,

@@ -93,7 +93,7 @@ export class ServerRoutes<C> {
     return routes;
   }
 
-  /** Every route with its full pattern and target, checked against the authentication rules (SPEC.md 3, 5). */
+  /** Every route with its full pattern and target, checked against the authentication rules (an area needs an authentication class and authentication). */
   *resolved(rules: RouteRules<C>, balancer: BalancerState | undefined): Generator<ResolvedRoute<C>> {
     const registrations =
       balancer === undefined ? this.#registrations : [...this.#registrations, { controller: balancerController<C>(balancer), uri: "/" }];

@@ -104,7 +104,7 @@ export abstract class HttpServerSettings {
   /** Serve every route without authentication, so `start()` needs no authentication class (areas still apply). */
   @setting accessor allowAnonymous = false;
 
-  /** Accept the method-override headers on POST (SPEC.md 4.4); default false: such a request answers 400. */
+  /** Accept the method-override headers on POST; default false: such a request answers 400. */
   @setting accessor allowMethodOverride = false;
 
   /** The largest request body accepted, in bytes (default 1048576; 0 accepts any size). */
@@ -131,20 +131,20 @@ export abstract class HttpServerSettings {
   @checkedSetting(checkedTimeout) accessor minBodyDataRate: number = HttpDefaults.minBodyDataRate;
 
   /**
-   * The peers whose `X-Forwarded-For` gives `HttpRequest.clientIp` (SPEC.md 2.4): IPv4 and IPv6 addresses and
+   * The peers whose `X-Forwarded-For` gives `HttpRequest.clientIp`: IPv4 and IPv6 addresses and
    * CIDR ranges such as `10.0.0.0/8`. Default the loopback peers, `127.0.0.0/8` and `::1` (their
    * `::ffff:`-mapped forms included); an empty list believes no peer. An invalid entry throws `HttpServerError`.
    */
   @checkedSetting(checkedProxies) accessor trustedProxies: readonly string[] = HttpDefaults.trustedProxies;
 
-  /** Asked before a log entry is built; false skips it (SPEC.md 2.1 OnCanLog). */
+  /** Asked before a log entry is built; false skips it, with no copy and no queueing. */
   @setting accessor onCanLog: ((request: HttpRequest) => boolean) | undefined;
 
-  /** Returns the text to log for a request or response body (SPEC.md 2.1 OnRedactContent). */
+  /** Returns the text to log for a request or response body, asked once for each. */
   @setting accessor onRedactContent: ((request: HttpRequest, content: string) => string) | undefined;
 
   /**
-   * Serve `GET <base>/live` and `GET <base>/ready` for load balancers (API.md), anonymous whatever the
+   * Serve `GET <base>/live` and `GET <base>/ready` for load balancers, anonymous whatever the
    * authentication (default false). `/live` answers `{"status":"ok"}` while the process answers at all;
    * `/ready` answers it when `readiness` (if set) succeeds and the server is not stopping, else 503 with a
    * reason. An application route at the same address is refused at `start()` as a duplicate.

@@ -19,7 +19,7 @@ class Ticket {
   @Column("Title", Type.string) title = "";
 }
 
-describe("SQLite keys from the file's key table (SPEC.md 2.8 rule 1, docs/engines.md)", () => {
+describe("SQLite keys from the file's key table (docs/engines.md)", () => {
   let directory: string;
   before(() => {
     directory = mkdtempSync(join(tmpdir(), "tenon-seq-"));

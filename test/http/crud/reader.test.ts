@@ -1,5 +1,5 @@
 // HttpEntityReader and the read routes of HttpEntityController over HTTP: get, find, selectAll, select,
-// metadata, paging ceilings, every rule of the filter body (API.md "Filter body of Select"), reader events.
+// metadata, paging ceilings, every rule of the filter body (docs/crud.md), reader events.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { EntityClass, GetOptions, JsonObject, JsonSerializerConfig } from "tenon";

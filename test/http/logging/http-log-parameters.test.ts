@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HttpLogParameters } from "../../../src/http/logging/http-log-parameters.js";
 
-test("the defaults are readable as statics and match SPEC.md 2.6", () => {
+test("the defaults are readable as statics and match docs/logging.md", () => {
   assert.equal(HttpLogParameters.defaultMaxContentLength, 0);
   assert.equal(HttpLogParameters.defaultMaxItemCount, 128);
   assert.equal(HttpLogParameters.defaultThreadPoolSize, 1);

@@ -4,7 +4,7 @@ import { Context, ValidationError } from "tenon";
 import { createValidationSchema, lowerKeys, Ticket, ticketLog } from "../fixtures-validation.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 
-/** Entity events (SPEC.md 6.1): order, one transaction, and rollback on any exception, checked on the stored rows. */
+/** Entity events: order, one transaction, and rollback on any exception, checked on the stored rows. */
 export function eventsSuite(harness: EngineHarness): void {
   describe(`${harness.name}: entity events`, () => {
     let db: TestDatabase;

@@ -5,7 +5,7 @@ import { ActiveCompany, Company, Employee, EmployeeDirectory } from "../fixtures
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
 
-/** Join entities (SPEC.md 2.9) and the fixed WHERE clause (SPEC.md 2.8). */
+/** Join entities (read-only) and the fixed WHERE clause. */
 export function joinsSuite(harness: EngineHarness): void {
   describe(`${harness.name}: joins and fixed where clauses`, () => {
     let db: TestDatabase;

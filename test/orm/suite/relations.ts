@@ -5,7 +5,7 @@ import { Company, insertCompany, Employee, Order, OrderLine } from "../fixtures.
 import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
 
-/** Relations (SPEC.md 2.8 rule 2), lazy references, detail lists and the identity map. */
+/** Relations (cascade or a refused delete), lazy references, detail lists and the identity map. */
 export function relationsSuite(harness: EngineHarness): void {
   describe(`${harness.name}: relations, lazy loading and the identity map`, () => {
     let db: TestDatabase;

@@ -6,7 +6,7 @@ import type { EngineHarness, TestDatabase } from "../harness.js";
 import { createSchema } from "../schema.js";
 import { lower } from "./crud.js";
 
-/** Soft delete, undelete and the change-tracking columns (SPEC.md 2.8 rules 4-6, section 3). */
+/** Soft delete, undelete and the change-tracking columns (each pair written only by its own operation). */
 export function softDeleteSuite(harness: EngineHarness): void {
   describe(`${harness.name}: soft delete and change tracking`, () => {
     let db: TestDatabase;

@@ -4,7 +4,7 @@ import { Context, ValidationError, type ValidationFailure } from "tenon";
 import { Club, createValidationSchema, lowerKeys, Member } from "../fixtures-validation.js";
 import type { EngineHarness, TestDatabase } from "../harness.js";
 
-/** Validation rules (SPEC.md 2.10) checked by real inserts and updates: a failure writes nothing. */
+/** Validation rules checked by real inserts and updates: a failure writes nothing. */
 export function validationSuite(harness: EngineHarness): void {
   describe(`${harness.name}: validation`, () => {
     let db: TestDatabase;

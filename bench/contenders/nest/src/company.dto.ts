@@ -1,6 +1,6 @@
 import { IsEmail, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
-/** The writable fields of a company, validated as DEMO.md states. */
+/** The writable fields of a company, validated as the demo's Company is. */
 export class CompanyDto {
   @IsOptional() @IsInt() id?: number;
   @IsString() @IsNotEmpty() @MaxLength(100) name: string;

@@ -3,7 +3,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 const pg = process.env.BENCH_DB === 'postgres';
 const dateType = pg ? 'timestamptz' : 'datetime';
 
-/** The Companies table of DEMO.md (SQLite ignores the case of the column names; PostgreSQL folds them). */
+/** The Companies table of the demo (SQLite ignores the case of the column names; PostgreSQL folds them). */
 @Entity({ name: 'companies', schema: pg ? (process.env.BENCH_PG_SCHEMA ?? 'tenon_bench') : undefined })
 export class Company {
   @PrimaryColumn({ name: 'id', type: 'integer' }) id: number;
