@@ -127,3 +127,43 @@ describe("ARCHITECTURE.md describes the tree as it is", () => {
     assert.deepEqual(namedSourcePaths("see `src/a/b.ts`, src/c/ and src/d."), ["src/a/b.ts", "src/c", "src/d"]);
   });
 });
+
+/** The relative link targets of a Markdown text (`[text](target)`), without their `#fragment`; web links left out. */
+function relativeLinks(text: string): string[] {
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1])
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith("#"))
+    .map((target) => target.split("#")[0]);
+}
+
+describe("the front door and the documents link only to what exists", () => {
+  it("every relative link of README.md, ARCHITECTURE.md and docs/*.md names a file or folder of the repository", () => {
+    const documents = [
+      "README.md",
+      "ARCHITECTURE.md",
+      ...readdirSync(join(repositoryRoot, "docs"))
+        .filter((name) => name.endsWith(".md"))
+        .map((name) => `docs/${name}`),
+    ];
+    const broken = documents.flatMap((document) =>
+      relativeLinks(readFileSync(join(repositoryRoot, document), "utf8"))
+        .filter((target) => !existsSync(resolve(dirname(join(repositoryRoot, document)), target)))
+        .map((target) => `${document} -> ${target}`),
+    );
+    assert.deepEqual(broken, []);
+  });
+
+  it("README.md links ARCHITECTURE.md and every document of docs/ from its table", () => {
+    const readme = readFileSync(join(repositoryRoot, "README.md"), "utf8");
+    const linked = new Set(relativeLinks(readme));
+    const documents = readdirSync(join(repositoryRoot, "docs")).filter((name) => name.endsWith(".md"));
+    assert.deepEqual(
+      ["ARCHITECTURE.md", ...documents.map((name) => `docs/${name}`)].filter((document) => !linked.has(document)),
+      [],
+    );
+  });
+
+  it("the link reader keeps relative targets and leaves web links and fragments alone", () => {
+    assert.deepEqual(relativeLinks("[a](docs/x.md#y) [b](https://e.example) [c](#top) [d](../z/) [e](mailto:x@y)"), ["docs/x.md", "../z/"]);
+  });
+});
