@@ -5,7 +5,7 @@ import { MappingMessages } from "./mapping-messages.js";
 /**
  * The one place where decorators record what they declare and where every layer reads it back.
  * Decorators of every layer (mapping, validation, JSON, events) call `annotateMember` / `annotateClass`
- * with a key symbol of their own; `EntityMapping` (entity-mapping.ts) reads the records when a class is
+ * with a key symbol of their own; `EntityMapping` reads the records (entity-declarations.ts) when a class is
  * first mapped.
  */
 
