@@ -15,6 +15,12 @@ export const EngineMessages = {
     `MariaDB Galera: the sequence ${sequence} has INCREMENT BY ${increment}, which lets two nodes hand out the same key; ` +
     `recreate it as CREATE SEQUENCE ${sequence} INCREMENT BY 0 (each node then draws from its own auto_increment_offset, see docs/engines.md).`,
   cannotOpenSqlite: (filename: string, reason: string) => `Cannot open the SQLite database ${filename}: ${reason}`,
+  nodeSqliteMissing: (node: string) =>
+    `The SQLite driver node:sqlite needs Node.js 22.16 or later; this is Node.js ${node}. Install better-sqlite3 or use a newer Node.js.`,
+  betterSqlite3Missing: (node: string, reason: string) =>
+    `The SQLite driver better-sqlite3 does not load on Node.js ${node} (${reason}): install it (npm install better-sqlite3, which compiles it where no prebuilt binary fits), or use node:sqlite on Node.js 22.16 or later.`,
+  noSqliteDriver: (node: string, reason: string) =>
+    `No SQLite driver on Node.js ${node}: better-sqlite3 does not load (${reason}; installing it needs a C++ toolchain where no prebuilt binary fits) and node:sqlite needs Node.js 22.16 or later.`,
   sqliteKeysExhausted: (table: string, last: number, keyTable: string) =>
     `SQLite: no key of ${table} is left in the int32 range after ${last}; compact the keys or reset the row of ${keyTable}.`,
   sqliteHasNoSequences: "SQLite has no sequences.",

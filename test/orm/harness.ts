@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Database } from "tenon";
-import { SqliteDatabase } from "tenon/sqlite";
+import { SqliteDatabase, type SqliteDriverName } from "tenon/sqlite";
+import { readSqliteRows } from "../support/sqlite-drivers.js";
 
 /** The SQL type names of one engine, for the neutral test schema. */
 export interface SqlTypes {
@@ -66,48 +67,47 @@ export function sequenceRestartDdl(harness: EngineHarness, name: string, value: 
   return harness.restartSequence?.(name, value) ?? `ALTER SEQUENCE ${name} RESTART WITH ${value}`;
 }
 
-/** The embedded engine on a real file in a temporary directory. */
-export const sqliteHarness: EngineHarness = {
-  name: "SQLite",
-  types: {
-    int32: "INTEGER",
-    int64: "INTEGER",
-    float: "REAL",
-    // Decimals are scaled integers up to precision 18 and comparable text above (docs/engines.md).
-    decimal: (precision) => (precision <= 18 ? "INTEGER" : "TEXT"),
-    text: "TEXT",
-    varchar: () => "TEXT",
-    boolean: "INTEGER",
-    timestamp: "TEXT",
-    blob: "BLOB",
-  },
-  hasSequences: false,
-  storedDecimal(text, scale) {
-    const [whole, fraction = ""] = text.split(".");
-    return BigInt(whole + fraction.padEnd(scale, "0"));
-  },
-  async open(): Promise<TestDatabase> {
-    const directory = mkdtempSync(join(tmpdir(), "tenon-orm-"));
-    const filename = join(directory, "test.sqlite");
-    const database = new SqliteDatabase({ filename, name: filename });
-    return {
-      database,
-      async exec(sql: string): Promise<void> {
-        database.exec(sql);
-      },
-      async rows(sql: string, parameters: unknown[] = []): Promise<Record<string, unknown>[]> {
-        const { default: BetterSqlite3 } = await import("better-sqlite3");
-        const reader = new BetterSqlite3(filename, { readonly: true });
-        try {
-          return reader.prepare(sql).all(...parameters) as Record<string, unknown>[];
-        } finally {
-          reader.close();
-        }
-      },
-      async close(): Promise<void> {
-        await database.close();
-        rmSync(directory, { recursive: true, force: true });
-      },
-    };
-  },
-};
+/** The embedded engine through `driver` on a real file in a temporary directory. */
+export function sqliteHarnessFor(driver: SqliteDriverName): EngineHarness {
+  return {
+    name: driver === "node:sqlite" ? "SQLite (node:sqlite)" : "SQLite",
+    types: {
+      int32: "INTEGER",
+      int64: "INTEGER",
+      float: "REAL",
+      // Decimals are scaled integers up to precision 18 and comparable text above (docs/engines.md).
+      decimal: (precision) => (precision <= 18 ? "INTEGER" : "TEXT"),
+      text: "TEXT",
+      varchar: () => "TEXT",
+      boolean: "INTEGER",
+      timestamp: "TEXT",
+      blob: "BLOB",
+    },
+    hasSequences: false,
+    storedDecimal(text, scale) {
+      const [whole, fraction = ""] = text.split(".");
+      return BigInt(whole + fraction.padEnd(scale, "0"));
+    },
+    async open(): Promise<TestDatabase> {
+      const directory = mkdtempSync(join(tmpdir(), "tenon-orm-"));
+      const filename = join(directory, "test.sqlite");
+      const database = new SqliteDatabase({ filename, name: filename, driver });
+      return {
+        database,
+        async exec(sql: string): Promise<void> {
+          database.exec(sql);
+        },
+        async rows(sql: string, parameters: unknown[] = []): Promise<Record<string, unknown>[]> {
+          return readSqliteRows(filename, sql, parameters, driver);
+        },
+        async close(): Promise<void> {
+          await database.close();
+          rmSync(directory, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+/** The embedded engine on better-sqlite3, the driver every supported Node.js line has. */
+export const sqliteHarness: EngineHarness = sqliteHarnessFor("better-sqlite3");

@@ -1,9 +1,9 @@
-import BetterSqlite3 from "better-sqlite3";
 import { EngineMessages } from "../engine-messages.js";
 import { DatabaseError } from "../../errors.js";
 import type { Connection, Database } from "../database.js";
 import { Mutex } from "../mutex.js";
 import { SqliteDialect } from "./sqlite-dialect.js";
+import { openSqlite, type SqliteDriverName, type SqliteHandle, type SqliteStatement } from "./sqlite-driver.js";
 import { sqliteError } from "./sqlite-errors.js";
 import { SqliteKeys } from "./sqlite-keys.js";
 
@@ -20,13 +20,19 @@ export interface SqliteOptions {
   readonly wal?: boolean;
   /** Milliseconds to wait for another process's lock (default 5000). */
   readonly busyTimeout?: number;
+  /**
+   * The SQLite library: `"better-sqlite3"` (a compiled addon) or `"node:sqlite"` (built into Node.js 22.16
+   * and later). Default: better-sqlite3 when it is installed and loads, else `node:sqlite` where the Node.js
+   * line has it. Naming a driver this line or install lacks fails with a `DatabaseError` that says so.
+   */
+  readonly driver?: SqliteDriverName;
 }
 
-type Statement = BetterSqlite3.Statement<unknown[], unknown[]>;
+type Statement = SqliteStatement;
 
 /**
- * The embedded engine over one better-sqlite3 connection shared by every session. better-sqlite3 is
- * synchronous, so a statement never interleaves with another; a transaction, which may await in the
+ * The embedded engine over one SQLite connection (better-sqlite3 or `node:sqlite`, see `SqliteOptions.driver`)
+ * shared by every session. Both drivers are synchronous, so a statement never interleaves with another; a transaction, which may await in the
  * middle, holds a lock that keeps every other session's statements out until it ends.
  */
 export class SqliteDatabase implements Database {
@@ -34,7 +40,9 @@ export class SqliteDatabase implements Database {
   readonly dialect = new SqliteDialect();
   /** The database's name (see `SqliteOptions.name`). */
   readonly name: string;
-  readonly #db: BetterSqlite3.Database;
+  /** The SQLite library this database runs on. */
+  readonly driver: SqliteDriverName;
+  readonly #db: SqliteHandle;
   readonly #statements = new Map<string, Statement>();
   readonly #inexactStatements = new Map<string, Statement>();
   readonly #lock = new Mutex();
@@ -44,12 +52,14 @@ export class SqliteDatabase implements Database {
   /** Opens (and creates when missing) the file. */
   constructor(options: SqliteOptions) {
     this.name = options.name ?? options.filename;
+    this.#db = openSqlite(options.filename, options.driver);
+    this.driver = this.#db.driver;
     try {
-      this.#db = new BetterSqlite3(options.filename);
-      this.#db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeout ?? 5000)}`);
-      if ((options.wal ?? true) && options.filename !== ":memory:") this.#db.pragma("journal_mode = WAL");
-      this.#db.pragma("synchronous = NORMAL");
+      this.#db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeout ?? 5000)}`);
+      if ((options.wal ?? true) && options.filename !== ":memory:") this.#db.exec("PRAGMA journal_mode = WAL");
+      this.#db.exec("PRAGMA synchronous = NORMAL");
     } catch (error) {
+      this.#db.close();
       throw new DatabaseError(EngineMessages.cannotOpenSqlite(options.filename, (error as Error).message), { cause: error });
     }
   }
@@ -72,7 +82,7 @@ export class SqliteDatabase implements Database {
   /** @inheritdoc */
   async close(): Promise<void> {
     await this.#lock.idle();
-    if (this.#db.open) this.#db.close();
+    this.#db.close();
   }
 
   /** @internal Waits until `connection` may run a statement: it owns the transaction lock, or nobody does. */
@@ -108,9 +118,7 @@ export class SqliteDatabase implements Database {
     const cache = exactIntegers ? this.#statements : this.#inexactStatements;
     let statement = cache.get(sql);
     if (statement === undefined) {
-      statement = this.run(() => this.#db.prepare<unknown[], unknown[]>(sql));
-      if (statement.reader) statement.raw(true);
-      statement.safeIntegers(exactIntegers);
+      statement = this.run(() => this.#db.prepare(sql, exactIntegers));
       if (cache.size > 2000) cache.clear();
       cache.set(sql, statement);
     }
@@ -216,7 +224,7 @@ class SqliteConnection implements Connection {
     const waiting = this.#database.ready(this);
     if (waiting !== undefined) return waiting.then(() => this.execute(sql, parameters));
     try {
-      return Promise.resolve(this.#database.run(() => this.#database.statement(sql).run(...parameters).changes));
+      return Promise.resolve(this.#database.run(() => Number(this.#database.statement(sql).run(...parameters).changes)));
     } catch (error) {
       return Promise.reject(error);
     }

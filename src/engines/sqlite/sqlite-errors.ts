@@ -2,14 +2,29 @@ import { DatabaseError, TenonError, TransientDatabaseError, UniqueViolationError
 import { reasonOf } from "../engine-errors.js";
 import { EngineMessages } from "../engine-messages.js";
 
-/** The extended result code better-sqlite3 puts on its errors (`SQLITE_CONSTRAINT_PRIMARYKEY` ...). */
+/** SQLite's extended result codes that decide an error's type, by number (what `node:sqlite` gives). */
+const extendedCodes = new Map([
+  [1555, "SQLITE_CONSTRAINT_PRIMARYKEY"],
+  [2067, "SQLITE_CONSTRAINT_UNIQUE"],
+]);
+/** SQLite's primary result codes that decide an error's type, by number. */
+const primaryCodes = new Map([
+  [5, "SQLITE_BUSY"],
+  [6, "SQLITE_LOCKED"],
+]);
+
+/**
+ * The extended result code of a driver's error by name (`SQLITE_CONSTRAINT_PRIMARYKEY` ...): better-sqlite3
+ * puts the name in `code`; `node:sqlite` puts `ERR_SQLITE_ERROR` there and the number in `errcode`.
+ */
 function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  if (typeof errcode === "number") return extendedCodes.get(errcode) ?? primaryCodes.get(errcode & 0xff);
   return typeof code === "string" ? code : undefined;
 }
 
 /**
- * Wraps a better-sqlite3 error in the one error type the session reports for database failures: a duplicate
+ * Wraps an error of either SQLite driver in the one error type the session reports for database failures: a duplicate
  * key becomes a `UniqueViolationError` that says whether the primary key was hit (SQLite's extended codes
  * tell); a file that another process kept locked beyond the busy timeout (SQLITE_BUSY, SQLITE_LOCKED and their
  * extended codes) a `TransientDatabaseError` of kind "busy", safe to retry since the statement did not run;

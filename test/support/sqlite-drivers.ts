@@ -1,0 +1,58 @@
+// The two SQLite drivers in tests: whether this Node.js line has node:sqlite, and reading rows of a file
+// directly (bypassing Tenon) with a given driver, as plain objects.
+import { createRequire } from "node:module";
+import type { SqliteDriverName } from "tenon/sqlite";
+
+/**
+ * Why `node:sqlite` cannot run on this Node.js line, or undefined when it must. Decided by the version alone,
+ * so that a line that should have it and does not fails its tests instead of skipping them.
+ */
+export function nodeSqliteAbsence(version = process.versions.node): string | undefined {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 16)) return undefined;
+  return `Node.js ${version} has no node:sqlite with rows as arrays (it arrived without a flag in 22.13 and setReturnArrays in 22.16; Node.js 20 has none), so the node:sqlite driver cannot run here`;
+}
+
+/** The driver the environment names in `TENON_SQLITE_DRIVER` (the demo's `SQLITE_DRIVER` in its suites), or undefined. */
+export function sqliteDriverOf(value: string | undefined): SqliteDriverName | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (value === "node:sqlite" || value === "better-sqlite3") return value;
+  throw new Error(`unknown SQLite driver ${value}: better-sqlite3 or node:sqlite`);
+}
+
+interface RowReader {
+  prepare(sql: string): { all(...parameters: unknown[]): unknown[] };
+  close(): void;
+}
+
+/** Rows of `sql` read from `filename` opened read-only with `driver` (default better-sqlite3), as plain objects. */
+export function readSqliteRows(
+  filename: string,
+  sql: string,
+  parameters: readonly unknown[] = [],
+  driver: SqliteDriverName = "better-sqlite3",
+): Record<string, unknown>[] {
+  let reader: RowReader;
+  if (driver === "node:sqlite") {
+    const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as {
+      DatabaseSync: new (file: string, options: { readOnly: boolean }) => RowReader;
+    };
+    reader = new DatabaseSync(filename, { readOnly: true });
+  } else {
+    const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as new (
+      file: string,
+      options: { readonly: boolean; fileMustExist: boolean },
+    ) => RowReader;
+    reader = new BetterSqlite3(filename, { readonly: true, fileMustExist: true });
+  }
+  try {
+    // node:sqlite's rows have no prototype; its blobs are Uint8Arrays where better-sqlite3 gives Buffers.
+    return reader.prepare(sql).all(...parameters).map((row) => {
+      const plain: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(row as object)) plain[key] = value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
+      return plain;
+    });
+  } finally {
+    reader.close();
+  }
+}
