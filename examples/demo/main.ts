@@ -1,6 +1,7 @@
 // The demo application that `npm start` serves (README.md). Configuration comes from the environment:
 // PORT (8022; 0 for an ephemeral port, printed once listening), DATABASE_URL (postgres://... or
 // mariadb://...; default the SQLite file), DEMO_DB_FILE (the SQLite file, data/demo.sqlite),
+// SQLITE_DRIVER (better-sqlite3 or node:sqlite; default better-sqlite3 when it is installed, else node:sqlite),
 // DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log), WORKERS (serve from that many processes
 // sharing the port; unset: this one process), DRAIN_DELAY_MS (how long a stopping process keeps serving
 // after /api/ready turns 503; default 0), TRUSTED_PROXIES (comma-separated addresses or CIDR ranges whose
@@ -15,7 +16,7 @@ import { resolve } from "node:path";
 import type { Database } from "tenon";
 import { runWorkers } from "tenon/cluster";
 import { type HttpRateLimitStore, type HttpServer, RedisRateLimitStore } from "tenon/http";
-import { openDemoDatabase } from "./database.js";
+import { describeDemoDatabase, openDemoDatabase } from "./database.js";
 import { createDemoServer, prepareDemoDatabase } from "./app.js";
 import type { DemoContext } from "./demo-context.js";
 
@@ -52,7 +53,7 @@ async function openRateLimitStore(): Promise<HttpRateLimitStore | undefined> {
 /** Opens the database and starts the server; `prepared` when the schema was made by the primary. */
 async function serve(prepared: boolean): Promise<{ server: HttpServer<DemoContext>; database: Database }> {
   if (tracing) (await import("./tracing.js")).traceToConsole();
-  const database = await openDemoDatabase(databaseUrl, sqliteFile);
+  const database = await openDemoDatabase(databaseUrl, sqliteFile, process.env.SQLITE_DRIVER);
   const server = await createDemoServer({
     database,
     port,
@@ -70,7 +71,7 @@ async function serve(prepared: boolean): Promise<{ server: HttpServer<DemoContex
 }
 
 function announce(server: HttpServer<DemoContext>, database: Database): void {
-  console.log(`Tenon demo listening on http://127.0.0.1:${server.port}/api (${database.dialect.name}, process ${process.pid})`);
+  console.log(`Tenon demo listening on http://127.0.0.1:${server.port}/api (${describeDemoDatabase(database)}, process ${process.pid})`);
   if (server.metricsPort !== 0) announceMetrics(server.metricsPort);
 }
 
@@ -112,7 +113,7 @@ if (workers === 0) {
         // One signing secret for every worker, and for the workers that replace them: a token issued by one
         // worker must be accepted by the others (each made its own random secret before).
         process.env.JWT_SECRET ??= randomBytes(32).toString("base64url");
-        const database = await openDemoDatabase(databaseUrl, sqliteFile);
+        const database = await openDemoDatabase(databaseUrl, sqliteFile, process.env.SQLITE_DRIVER);
         try {
           await prepareDemoDatabase(database, reset);
         } finally {

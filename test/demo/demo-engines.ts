@@ -4,10 +4,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
+import type { SqliteDriverName } from "tenon/sqlite";
 import { mariaDbUrl } from "../orm/harness-mariadb.js";
 import { postgresUrl } from "../orm/harness-postgres.js";
 import { createMariaDbScratch, createPostgresScratch, type ScratchDatabase } from "../support/scratch-database.js";
+import { readSqliteRows } from "../support/sqlite-drivers.js";
 
 /** One database the demo runs on for one suite. */
 export interface DemoDatabase {
@@ -26,6 +27,8 @@ export interface DemoDatabase {
 /** An engine of the end-to-end suite. */
 export interface DemoEngine {
   readonly name: string;
+  /** What the demo must say of its database in its "listening" line (`sqlite via node:sqlite`), when checked. */
+  readonly describes?: string;
   open(): Promise<DemoDatabase>;
 }
 
@@ -33,31 +36,35 @@ function tempDirectory(): string {
   return mkdtempSync(join(tmpdir(), "tenon-demo-"));
 }
 
-/** SQLite: a file in a temporary directory (DEMO_DB_FILE), read with better-sqlite3 in read-only mode. */
-export const sqliteDemoEngine: DemoEngine = {
-  name: "SQLite",
-  async open() {
-    const directory = tempDirectory();
-    const file = join(directory, "demo.sqlite");
-    const logFile = join(directory, "http.log");
-    return {
-      money: (stored) => Number(stored) / 100,
-      env: { DEMO_DB_FILE: file, LOG_FILE: logFile },
-      logFile,
-      async rows(sql) {
-        const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-        try {
-          return db.prepare(sql).all() as Record<string, unknown>[];
-        } finally {
-          db.close();
-        }
-      },
-      async close() {
-        rmSync(directory, { recursive: true, force: true });
-      },
-    };
-  },
-};
+/**
+ * SQLite through `driver`: a file in a temporary directory (DEMO_DB_FILE, SQLITE_DRIVER), read in read-only
+ * mode with the same driver.
+ */
+export function sqliteDemoEngineWith(driver: SqliteDriverName): DemoEngine {
+  return {
+    name: driver === "node:sqlite" ? "SQLite (node:sqlite)" : "SQLite",
+    describes: `sqlite via ${driver}`,
+    async open() {
+      const directory = tempDirectory();
+      const file = join(directory, "demo.sqlite");
+      const logFile = join(directory, "http.log");
+      return {
+        money: (stored) => Number(stored) / 100,
+        env: { DEMO_DB_FILE: file, LOG_FILE: logFile, SQLITE_DRIVER: driver },
+        logFile,
+        async rows(sql) {
+          return readSqliteRows(file, sql, [], driver);
+        },
+        async close() {
+          rmSync(directory, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+/** SQLite on better-sqlite3, the driver every supported Node.js line has. */
+export const sqliteDemoEngine: DemoEngine = sqliteDemoEngineWith("better-sqlite3");
 
 /** PostgreSQL: a fresh database `tenon_demo_<pid>_<random>`, dropped (with force) at close. */
 export const postgresDemoEngine: DemoEngine = {

@@ -79,6 +79,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
 
     test("it reports the port it listens on and GET /api/health answers {status: ok} to anyone", async () => {
       assert.ok(demo.port > 0);
+      if (engine.describes !== undefined) assert.match(demo.output(), new RegExp(`/api \\(${engine.describes}, process \\d+\\)`));
       const answer = await call("GET", "/health");
       assert.equal(answer.status, 200);
       assert.deepEqual(answer.json, { status: "ok" });

@@ -47,11 +47,15 @@ export function readSqliteRows(
   }
   try {
     // node:sqlite's rows have no prototype; its blobs are Uint8Arrays where better-sqlite3 gives Buffers.
-    return reader.prepare(sql).all(...parameters).map((row) => {
-      const plain: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(row as object)) plain[key] = value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
-      return plain;
-    });
+    return reader
+      .prepare(sql)
+      .all(...parameters)
+      .map((row) => {
+        const plain: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(row as object))
+          plain[key] = value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
+        return plain;
+      });
   } finally {
     reader.close();
   }

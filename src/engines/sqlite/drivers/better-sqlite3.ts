@@ -14,10 +14,10 @@ let loaded: BetterSqlite3Constructor | Error | undefined;
 function betterSqlite3(): BetterSqlite3Constructor | Error {
   if (loaded === undefined) {
     try {
-      const constructor = createRequire(import.meta.url)("better-sqlite3") as BetterSqlite3Constructor;
+      const Database = createRequire(import.meta.url)("better-sqlite3") as BetterSqlite3Constructor;
       // Opening a database loads the addon itself: a package present but built for another Node.js line fails here.
-      new constructor(":memory:").close();
-      loaded = constructor;
+      new Database(":memory:").close();
+      loaded = Database;
     } catch (error) {
       loaded = error instanceof Error ? error : new Error(String(error));
     }
