@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { AuthorizationType, Get, HttpAuthorizationType, HttpController, HttpError, Uri } from "tenon/http";
+import { AuthorizationType, Get, HttpAuthorizationType, HttpController, HttpError, OpenApi, Uri } from "tenon/http";
 import type { DemoContext } from "./demo-context.js";
 
 /** The files of the page: name → media type; nothing else under /api/docs is served. */
@@ -63,6 +63,7 @@ function asset(name: string): string {
 export class ApiDocsController extends HttpController<DemoContext> {
   /** The page. */
   @Get()
+  @OpenApi({ summary: "The API reference page.", responseBody: { type: "string" }, responseMediaTypes: ["text/html"] })
   page(): void {
     this.response.contentType = "text/html; charset=utf-8";
     this.response.content = page;
@@ -70,6 +71,12 @@ export class ApiDocsController extends HttpController<DemoContext> {
 
   /** One of the page's files; any other name is 404. */
   @Get("?", { params: "string" })
+  @OpenApi({
+    summary: "A file of the API reference page: its stylesheet or one of its scripts.",
+    parameterNames: ["file"],
+    responseBody: { type: "string" },
+    responseMediaTypes: ["text/css", "text/javascript"],
+  })
   asset(name: string): void {
     const type = assets.get(name);
     if (type === undefined) throw new HttpError(404, `No file ${name} in the API reference.`);

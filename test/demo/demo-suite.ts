@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { ask, sleep, type Answer } from "../http/http-test-client.js";
+import { ask, recordExchanges, sleep, type Answer } from "../http/http-test-client.js";
 import type { DemoDatabase, DemoEngine } from "./demo-engines.js";
 import { startDemo, type DemoProcess } from "./demo-process.js";
 import { defineDemoWriteTests } from "./demo-writes.js";
@@ -12,6 +12,7 @@ import { defineDemoBulkTests } from "./demo-bulk.js";
 import { defineDemoIdempotencyTests } from "./demo-idempotency.js";
 import { defineDemoDataApiTests } from "./demo-data-api.js";
 import { defineDemoTenantTests } from "./demo-tenants.js";
+import { OpenApiContract } from "./openapi-contract.js";
 
 type Row = Record<string, unknown>;
 type Page = { count: number; data: Row[] };
@@ -27,6 +28,8 @@ export function defineDemoSuite(engine: DemoEngine): void {
     // nodes from each node's offset, so the first company is not always 1.
     let companyIds: number[] = [];
     let employeeIds: number[] = [];
+    // Every exchange with the demo, checked against its served OpenAPI document once the suite has run.
+    const recording = recordExchanges(() => demo?.port ?? 0);
 
     const call = (
       method: string,
@@ -70,6 +73,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
       employeeIds = await idsOf("Employees");
     });
     after(async () => {
+      recording.stop();
       try {
         if (!stopped) await demo?.stop("SIGTERM");
       } finally {
@@ -557,6 +561,49 @@ export function defineDemoSuite(engine: DemoEngine): void {
     defineDemoIdempotencyTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
     defineDemoDataApiTests({ call, ok, expectError });
     defineDemoTenantTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
+
+    test("HEAD answers each GET route with the GET's status and headers and no body, to callers with and without rights", async () => {
+      for (const [path, user] of [
+        ["/companies", "guest"],
+        [`/companies/${companyIds[0]}`, "guest"],
+        ["/companies/find/999999", "guest"],
+        ["/companies/createnew", "guest"],
+        ["/orders/metadata", undefined],
+        ["/health", undefined],
+        ["/docs", undefined],
+        ["/openapi.json", undefined],
+      ] as const) {
+        const get = await call("GET", path, { user });
+        const head = await call("HEAD", path, { user });
+        assert.equal(head.status, get.status, `HEAD ${path}`);
+        assert.equal(head.text, "");
+        for (const name of ["content-type", "content-length", "etag", "www-authenticate"])
+          assert.equal(head.headers[name], get.headers[name], `HEAD ${path}: ${name}`);
+      }
+    });
+
+    test("the API reference page answers HTML, its stylesheet CSS and its scripts JavaScript, anonymously", async () => {
+      const page = await call("GET", "/docs");
+      assert.equal(page.status, 200);
+      assert.match(String(page.headers["content-type"]), /^text\/html/);
+      assert.match(page.text, /<div id="swagger-ui">/);
+      const css = await call("GET", "/docs/swagger-ui.css");
+      assert.equal(css.status, 200);
+      assert.match(String(css.headers["content-type"]), /^text\/css/);
+      const script = await call("GET", "/docs/init.js");
+      assert.equal(script.status, 200);
+      assert.match(String(script.headers["content-type"]), /^text\/javascript/);
+      expectError(await call("GET", "/docs/secret.txt"), 404);
+    });
+
+    // After every test that talks to this demo process, before the one that restarts it.
+    test("every answer this suite received is one the served OpenAPI document describes: status, media type, headers, body", async () => {
+      const exchanges = [...recording.exchanges];
+      assert.ok(exchanges.length > 300, `${exchanges.length} exchanges recorded`);
+      const document = await ask(demo.port, "/api/openapi.json");
+      assert.equal(document.status, 200);
+      new OpenApiContract(document.json).assertConform(exchanges);
+    });
 
     test("SIGTERM stops the demo with exit code 0; a restart keeps the data, DEMO_RESET=1 recreates it, SIGINT stops it with 0", async () => {
       const companies = await count("SELECT COUNT(*) AS n FROM Companies");

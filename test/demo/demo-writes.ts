@@ -9,7 +9,7 @@ type Row = Record<string, unknown>;
 
 /** What the end-to-end suite lends these tests. */
 export interface DemoWriteHelpers {
-  call(method: string, path: string, options?: { user?: string; body?: unknown }): Promise<Answer>;
+  call(method: string, path: string, options?: { user?: string; body?: unknown; headers?: Record<string, string> }): Promise<Answer>;
   ok(method: string, path: string, user: string, body?: unknown): Promise<Row>;
   rows(sql: string): Promise<Record<string, unknown>[]>;
   expectError(answer: Answer, status: number, message?: string | RegExp): void;
@@ -147,7 +147,14 @@ export function defineDemoWriteTests(h: DemoWriteHelpers): void {
     });
     const linesOf = `SELECT ID AS id, Product AS product, Quantity AS quantity, VersionID AS versionid FROM OrderLines WHERE OrderID = ${order.id} ORDER BY ID`;
     const lines = await h.rows(linesOf);
-    const renumbered = await h.ok("PATCH", `/orders/${order.id}`, "editor", { versionId: order.versionId, number: "SO-PATCH-2" });
+    // Sent as the README and docs/crud.md tell clients to send a merge patch.
+    const patch = await h.call("PATCH", `/orders/${order.id}`, {
+      user: "editor",
+      body: { versionId: order.versionId, number: "SO-PATCH-2" },
+      headers: { "Content-Type": "application/merge-patch+json" },
+    });
+    assert.equal(patch.status, 200, patch.text);
+    const renumbered = patch.json as Row;
     assert.equal(renumbered.number, "SO-PATCH-2");
     assert.equal((renumbered.lines as Row[]).length, 2);
     assert.deepEqual(await h.rows(linesOf), lines, "a patch without lines leaves the lines as they were");

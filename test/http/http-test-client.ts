@@ -18,8 +18,43 @@ export interface Ask {
   readonly body?: string | Buffer;
 }
 
-/** Sends one request on a fresh connection and reads the whole answer. */
-export function ask(port: number, path: string, options: Ask = {}): Promise<Answer> {
+/** One request sent by `ask` and the answer it got, as a recorder sees it. */
+export interface Exchange {
+  readonly port: number;
+  readonly method: string;
+  /** The request target as sent (path and query). */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: string | Buffer | undefined;
+  readonly answer: Answer;
+}
+
+const recorders = new Set<(exchange: Exchange) => void>();
+
+/**
+ * Records every exchange `ask` makes with `port` from now on (until `stop()`), so that a suite can check all the
+ * answers it received against a contract once it is done.
+ */
+export function recordExchanges(port: () => number): { readonly exchanges: readonly Exchange[]; stop(): void } {
+  const exchanges: Exchange[] = [];
+  const recorder = (exchange: Exchange): void => {
+    if (exchange.port === port()) exchanges.push(exchange);
+  };
+  recorders.add(recorder);
+  return { exchanges, stop: () => recorders.delete(recorder) };
+}
+
+/** Sends one request on a fresh connection and reads the whole answer (and hands the exchange to the recorders). */
+export async function ask(port: number, path: string, options: Ask = {}): Promise<Answer> {
+  const answer = await send(port, path, options);
+  if (recorders.size > 0) {
+    const exchange = { port, method: options.method ?? "GET", path, headers: options.headers ?? {}, body: options.body, answer };
+    for (const recorder of recorders) recorder(exchange);
+  }
+  return answer;
+}
+
+function send(port: number, path: string, options: Ask): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: options.headers, agent: false },

@@ -1,4 +1,5 @@
 import { InvalidInputError } from "../../errors.js";
+import { jsonPropertyName } from "../../json/json-visibility.js";
 import type { EntityMapping } from "../../mapping/entity-mapping.js";
 import { isInt32 } from "../../values/integer-range.js";
 import { CrudMessages } from "./crud-messages.js";
@@ -23,7 +24,8 @@ export interface BulkBody {
 const operations: readonly HttpBulkOperation[] = ["insert", "update", "delete"];
 
 /**
- * Reads the shape of a bulk body `{"insert": [...], "update": [...], "delete": [{"id", "versionId"}]}`: a JSON
+ * Reads the shape of a bulk body `{"insert": [...], "update": [...], "delete": [{"id", "versionId"}]}` (the key and
+ * version by their wire names): a JSON
  * object with only these members, each absent, null or an array, at most `maxItems` items in all (counted
  * before any item is read), and delete items with an int32 id and, for a versioned entity, the version.
  * Anything else is an `InvalidInputError` (400); a delete item's failure names its position.
@@ -41,8 +43,9 @@ export function readBulkBody(json: unknown, mapping: EntityMapping, maxItems: nu
   });
   const count = lists[0].length + lists[1].length + lists[2].length;
   if (maxItems >= 0 && count > maxItems) throw new InvalidInputError(CrudMessages.bulkTooManyItems(count, maxItems));
-  const idProperty = mapping.primaryKey.property;
-  const versionProperty = mapping.versionColumn?.property;
+  // Members are read by their wire names, as every other body is.
+  const idProperty = jsonPropertyName(mapping.primaryKey);
+  const versionProperty = mapping.versionColumn === undefined ? undefined : jsonPropertyName(mapping.versionColumn);
   const deletes = lists[2].map((item): BulkDeleteItem => {
     const id = isMergeObject(item) ? item[idProperty] : undefined;
     const version = isMergeObject(item) && versionProperty !== undefined ? item[versionProperty] : 0;

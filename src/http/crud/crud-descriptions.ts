@@ -6,7 +6,7 @@ import { HttpStatusCatalogue } from "../exchange/http-status-catalogue.js";
 import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
-import { addInputSchema, addPresetSchemas } from "./preset-schemas.js";
+import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-schemas.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -50,7 +50,8 @@ export function entityRouteDescriptions(
   const withDetails = schemaRef(presets.withDetails);
   const entityOnly = schemaRef(presets.entityOnly);
   const tags = [entity];
-  const version = EntityMapping.of(entityClass).versionColumn;
+  const mapping = EntityMapping.of(entityClass);
+  const version = mapping.versionColumn;
   // The generic reader and writer answer the entity's ETag when it has a version column.
   const etag = version !== undefined;
   const operations: Record<string, HttpOperationDescription> = {
@@ -85,7 +86,7 @@ export function entityRouteDescriptions(
         properties: {
           insert: { type: "array", items: input },
           update: { type: "array", items: input },
-          delete: { type: "array", items: { type: "object", required: ["id"] } },
+          delete: { type: "array", items: schemaRef(addBulkDeleteSchema(mapping, schemas)) },
         },
       },
       responseBody: {
@@ -104,6 +105,8 @@ export function entityRouteDescriptions(
       parameterNames: ["id"],
       // The version may come from If-Match instead of the body: no member is required.
       requestBody: { type: "object" },
+      // RFC 7396's own media type, and plain JSON, which the server reads alike.
+      requestMediaTypes: ["application/merge-patch+json", "application/json"],
       responseBody: withDetails,
       etag,
     };

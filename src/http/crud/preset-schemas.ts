@@ -79,19 +79,38 @@ export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): Pr
 /**
  * Adds `<Entity>Input`, the shape of a request body (insert, update, bulk items), and answers its name: the
  * entity's properties, of which only the `@Required` ones must be present. The server chooses the key and
- * version of an insert, and a version may come from `If-Match`, so neither is required; read-only members
- * stay listed as `readOnly`, and a client generator leaves them out.
+ * version of an insert (and of a new detail item, whose master key it sets too), and a version may come from
+ * `If-Match`, so none of them is required; a detail's items are its own `<Detail>Input`. Read-only members stay
+ * listed as `readOnly`, and a client generator leaves them out.
  */
 export function addInputSchema(entityClass: EntityClass, schemas: Schemas): string {
   const base = addEntitySchemas(entityClass, schemas);
   const name = `${base}Input`;
   if (schemas[name] !== undefined) return name;
+  const mapping = EntityMapping.of(entityClass);
   const required: string[] = [];
-  for (const column of EntityMapping.of(entityClass).columns) {
+  for (const column of mapping.columns) {
     const rules = (column.annotations.get(ValidationKey.rule) ?? []) as readonly RuleDeclaration[];
     if (isDeserialized(column) && rules.some((rule) => rule.rule === "Required")) required.push(jsonPropertyName(column));
   }
-  const { properties } = schemas[base] as unknown as ObjectSchema;
+  const properties = { ...(schemas[base] as unknown as ObjectSchema).properties };
   schemas[name] = { type: "object", properties, required };
+  for (const detail of mapping.details) {
+    if (isDeserialized(detail))
+      properties[jsonMemberName(detail)] = { type: "array", items: refTo(addInputSchema(detail.target(), schemas)) };
+  }
+  return name;
+}
+
+/**
+ * Adds `<Entity>BulkDelete`, the shape of one delete item of a bulk body, and answers its name: the key and,
+ * for an entity with a version column, the version, both by their wire names and both required.
+ */
+export function addBulkDeleteSchema(mapping: EntityMapping, schemas: Schemas): string {
+  const name = `${mapping.name}BulkDelete`;
+  if (schemas[name] !== undefined) return name;
+  const int32 = { type: "integer", format: "int32" };
+  const members = [mapping.primaryKey, ...(mapping.versionColumn !== undefined ? [mapping.versionColumn] : [])].map(jsonPropertyName);
+  schemas[name] = { type: "object", required: members, properties: Object.fromEntries(members.map((member) => [member, int32])) };
   return name;
 }

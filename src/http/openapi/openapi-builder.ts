@@ -1,4 +1,10 @@
-import { type HttpRouteFacts, HttpStatusCatalogue, type HttpStatusEntry, type HttpStatusName } from "../exchange/http-status-catalogue.js";
+import {
+  type HttpAnswerHeader,
+  type HttpRouteFacts,
+  HttpStatusCatalogue,
+  type HttpStatusEntry,
+  type HttpStatusName,
+} from "../exchange/http-status-catalogue.js";
 import { errorBodyName, errorBodySchemas, errorResponseName, headerDescriptions, statusDescriptions } from "./error-responses.js";
 import { OpenApiMessages } from "./openapi-messages.js";
 import { bodySchemaOf, operationOptionsOf } from "./operation-decorator.js";
@@ -29,6 +35,7 @@ export interface DocumentedRoute {
 export type SecuritySchemeKind = "basic" | "bearer" | undefined;
 
 const jsonMedia = "application/json";
+const jsonMedias: readonly string[] = [jsonMedia];
 
 function isDescribed(controller: Function): controller is Function & HttpDescribedController {
   return typeof (controller as unknown as Partial<HttpDescribedController>).openApiDescription === "function";
@@ -76,16 +83,11 @@ export function buildOpenApiDocument(
   };
 
   const catalogue = catalogueEntries();
+  // Every answer to a request a rate limit applies to carries the limit's headers, errors included.
+  const limited = routes.some((route) => route.rateLimited);
   const responses: Record<string, unknown> = {};
   for (const { entry, description } of catalogue) {
-    if (entry.body === "route") continue;
-    const headers: Record<string, unknown> = {};
-    for (const name of entry.headers) headers[name] = { description: headerDescriptions[name], schema: { type: "string" } };
-    responses[errorResponseName(entry.status)] = {
-      description,
-      ...(entry.headers.length > 0 ? { headers } : {}),
-      ...(entry.body !== "none" ? { content: { [jsonMedia]: { schema: ref("schemas", errorBodyName(entry.body)) } } } : {}),
-    };
+    if (entry.body !== "route") responses[errorResponseName(entry.status)] = answerComponent(entry, description, limited, false);
   }
 
   const schemeName = scheme === "basic" ? "basicAuth" : "bearerAuth";
@@ -107,7 +109,7 @@ export function buildOpenApiDocument(
     }
     return parameter;
   };
-  const answers = new StandardAnswers(catalogue);
+  const answers = new StandardAnswers(catalogue, responses, limited);
   const parameterNamesByPath = new Map<string, readonly string[]>();
   const operationIds = new Set<string>();
   for (const route of routes) {
@@ -130,7 +132,9 @@ export function buildOpenApiDocument(
     for (let n = 2; operationIds.has(operationId); n++) operationId = `${route.controller.name}_${route.methodName}_${n}`;
     operationIds.add(operationId);
     const facts = { operationId, placeholders, scheme, schemeName };
-    paths[path][route.method.toLowerCase()] = buildOperation(route, operation, parameters, facts, answers);
+    paths[path][route.method.toLowerCase()] = buildOperation(route, operation, parameters, facts, answers, false);
+    // HEAD is answered for every GET route: the same status and headers, never a body.
+    if (route.method === "GET") paths[path].head = buildOperation(route, operation, parameters, facts, answers, true);
   }
 
   const components: Record<string, Record<string, unknown>> = { schemas, responses };
@@ -164,28 +168,59 @@ function catalogueEntries(): { entry: HttpStatusEntry; description: string }[] {
 }
 
 /**
+ * The component of a standard answer: its description, its headers (with the rate limit's where the server has
+ * limits) and its body, none for the variant that answers a HEAD request.
+ */
+function answerComponent(entry: HttpStatusEntry, description: string, limited: boolean, head: boolean): Record<string, unknown> {
+  const names: HttpAnswerHeader[] = [...entry.headers];
+  if (limited) for (const name of ["RateLimit-Policy", "RateLimit"] as const) if (!names.includes(name)) names.push(name);
+  const headers: Record<string, unknown> = {};
+  for (const name of names) headers[name] = { description: headerDescriptions[name], schema: { type: "string" } };
+  return {
+    description,
+    ...(names.length > 0 ? { headers } : {}),
+    ...(entry.body !== "none" && entry.body !== "route" && !head
+      ? { content: { [jsonMedia]: { schema: ref("schemas", errorBodyName(entry.body)) } } }
+      : {}),
+  };
+}
+
+/** The component name of a standard answer to HEAD: the answer's own where it has no body (`Answer304`), else `Error404Head`. */
+function headResponseName(entry: HttpStatusEntry): string {
+  return entry.body === "none" ? errorResponseName(entry.status) : `${errorResponseName(entry.status)}Head`;
+}
+
+/**
  * The standard answers of routes, computed once per kind of route (method, placeholders, authentication,
  * areas, success status, extra answers): the `$ref`s of the catalogue's entries that apply, shared by every
  * operation of that kind, and where the success goes.
  */
 class StandardAnswers {
   readonly #catalogue: ReturnType<typeof catalogueEntries>;
+  readonly #components: Record<string, unknown>;
+  readonly #limited: boolean;
   readonly #byKind = new Map<string, readonly (readonly [string, unknown])[]>();
-  readonly #refs = new Map<number, unknown>();
+  readonly #refs = new Map<string, unknown>();
 
-  constructor(catalogue: ReturnType<typeof catalogueEntries>) {
+  /** `components` holds the answers' components; those of HEAD are added there when first referred to. */
+  constructor(catalogue: ReturnType<typeof catalogueEntries>, components: Record<string, unknown>, limited: boolean) {
     this.#catalogue = catalogue;
+    this.#components = components;
+    this.#limited = limited;
   }
 
-  /** The answers of a route, in status order: a `$ref` for each standard answer, `route` for the success. */
-  of(facts: HttpRouteFacts, extra: readonly number[] | undefined): readonly (readonly [string, unknown])[] {
-    const key = `${facts.method}|${facts.placeholders}|${facts.requiresAuthentication}|${facts.areas.length > 0}|${facts.successStatus}|${facts.rateLimited}|${extra ?? ""}`;
+  /**
+   * The answers of a route, in status order: a `$ref` for each standard answer (to its bodiless variant for
+   * HEAD), `route` for the success.
+   */
+  of(facts: HttpRouteFacts, extra: readonly number[] | undefined, head = false): readonly (readonly [string, unknown])[] {
+    const key = `${facts.method}|${facts.placeholders}|${facts.requiresAuthentication}|${facts.areas.length > 0}|${facts.successStatus}|${facts.rateLimited}|${extra ?? ""}|${head}`;
     let answers = this.#byKind.get(key);
     if (answers === undefined) {
       const list: (readonly [string, unknown])[] = [];
       for (const { entry, description } of this.#catalogue) {
         if (!entry.appliesTo(facts) && !(entry.body !== "route" && extra?.includes(entry.status) === true)) continue;
-        list.push([String(entry.status), entry.body === "route" ? description : this.#ref(entry.status)]);
+        list.push([String(entry.status), entry.body === "route" ? description : this.#ref(entry, description, head)]);
       }
       answers = list;
       this.#byKind.set(key, answers);
@@ -193,9 +228,13 @@ class StandardAnswers {
     return answers;
   }
 
-  #ref(status: number): unknown {
-    let shared = this.#refs.get(status);
-    if (shared === undefined) this.#refs.set(status, (shared = ref("responses", errorResponseName(status))));
+  #ref(entry: HttpStatusEntry, description: string, head: boolean): unknown {
+    const name = head ? headResponseName(entry) : errorResponseName(entry.status);
+    let shared = this.#refs.get(name);
+    if (shared === undefined) {
+      this.#components[name] ??= answerComponent(entry, description, this.#limited, head);
+      this.#refs.set(name, (shared = ref("responses", name)));
+    }
     return shared;
   }
 }
@@ -222,6 +261,7 @@ function buildOperation(
   parameters: readonly unknown[],
   { operationId, placeholders, scheme }: { operationId: string; placeholders: number; scheme: SecuritySchemeKind },
   standard: StandardAnswers,
+  head: boolean,
 ): Record<string, unknown> {
   const facts: HttpRouteFacts = {
     method: route.method,
@@ -232,17 +272,20 @@ function buildOperation(
     rateLimited: route.rateLimited,
   };
   const responses: Record<string, unknown> = {};
-  const success = { [jsonMedia]: { schema: described?.responseBody ?? {} } };
+  const schema = described?.responseBody ?? {};
+  const success = head ? undefined : Object.fromEntries((described?.responseMediaTypes ?? jsonMedias).map((media) => [media, { schema }]));
   const headers = successHeadersOf(described?.etag === true, route.rateLimited);
-  for (const [status, answer] of standard.of(facts, described?.answers)) {
+  for (const [status, answer] of standard.of(facts, described?.answers, head)) {
     responses[status] =
-      typeof answer === "string" ? { description: answer, ...(headers !== undefined ? { headers } : {}), content: success } : answer;
+      typeof answer === "string"
+        ? { description: answer, ...(headers !== undefined ? { headers } : {}), ...(success !== undefined ? { content: success } : {}) }
+        : answer;
   }
   const notes: string[] = [];
   if (route.areas.length > 0) notes.push(OpenApiMessages.areas(route.areas));
   if (!route.requiresAuthentication) notes.push(OpenApiMessages.anonymous);
   const operation: Record<string, unknown> = {
-    operationId,
+    operationId: head ? `${operationId}_head` : operationId,
     tags: [...(described?.tags ?? [route.controller.name])],
     ...(described?.summary !== undefined ? { summary: described.summary } : {}),
     ...(described?.description !== undefined || notes.length > 0
@@ -253,9 +296,10 @@ function buildOperation(
     "x-tenon-areas": [...route.areas],
   };
   if (route.method === "POST" || route.method === "PUT" || route.method === "PATCH") {
+    const body = { schema: described?.requestBody ?? {} };
     operation.requestBody = {
       required: described?.requestBody !== undefined,
-      content: { [jsonMedia]: { schema: described?.requestBody ?? {} } },
+      content: Object.fromEntries((described?.requestMediaTypes ?? jsonMedias).map((media) => [media, body])),
     };
   }
   if (scheme !== undefined && !route.requiresAuthentication) operation.security = [];

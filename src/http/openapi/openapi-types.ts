@@ -21,10 +21,20 @@ export interface HttpOperationFacts<Body> {
   readonly tags?: readonly string[];
   /** The names of the `?` placeholders, in order (default `param1`, `param2`...). */
   readonly parameterNames?: readonly string[];
-  /** The JSON request body; absent: the operation takes no described body (an unconstrained one). */
+  /** The request body; absent: the operation takes no described body (an unconstrained one). */
   readonly requestBody?: Body;
-  /** The JSON answer of a success; absent: any JSON. */
+  /**
+   * The media types the request body is accepted in (default `application/json` alone); `requestBody`
+   * describes it in each.
+   */
+  readonly requestMediaTypes?: readonly string[];
+  /** The answer of a success; absent: any JSON. */
   readonly responseBody?: Body;
+  /**
+   * The media types a success answers (default `application/json` alone), `responseBody` describing it in
+   * each: a handler that answers a page, a stylesheet or a script says so here (`["text/html"]`).
+   */
+  readonly responseMediaTypes?: readonly string[];
   /** The status of a success: 200 (the default) or 201. */
   readonly status?: 200 | 201;
   /**

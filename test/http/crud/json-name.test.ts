@@ -237,4 +237,27 @@ describe("@JsonName on the wire", () => {
     assert.match(filterColumns, /"credit_limit"/);
     assert.doesNotMatch(filterColumns, /"creditLimit"/);
   });
+
+  test("a bulk delete item names the key and version by their wire names, in the body and in its schema", async () => {
+    const inserted = await call("POST", "/accounts", { display_name: "Bulk", credit_limit: 5 });
+    assert.equal(inserted.status, 200, inserted.text);
+    const id = (inserted.json as Row).account_id as number;
+    const byField = await call("POST", "/accounts/bulk", { delete: [{ id, versionId: 0 }] });
+    assert.equal(byField.status, 400, byField.text);
+    assert.match((byField.json as Row).message as string, /\baccount_id\b.*\bversion\b/);
+    assert.deepEqual(rows(`SELECT COUNT(*) AS n FROM Accounts WHERE ID = ${id}`), [{ n: 1 }]);
+    const byWireName = await call("POST", "/accounts/bulk", { delete: [{ account_id: id, version: 0 }] });
+    assert.equal(byWireName.status, 200, byWireName.text);
+    assert.deepEqual((byWireName.json as { deleted: number[] }).deleted, [id]);
+    assert.deepEqual(rows(`SELECT COUNT(*) AS n FROM Accounts WHERE ID = ${id}`), [{ n: 0 }]);
+    type Schema = { $ref?: string; required?: string[]; properties?: Record<string, Schema>; items?: Schema };
+    const document = server.openApi() as unknown as {
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Schema }> } }>>;
+      components: { schemas: Record<string, Schema> };
+    };
+    const items = document.paths["/accounts/bulk"].post.requestBody.content["application/json"].schema.properties?.delete.items;
+    const item = document.components.schemas[items?.$ref?.split("/").at(-1) ?? ""];
+    assert.deepEqual(item.required, ["account_id", "version"]);
+    assert.deepEqual(Object.keys(item.properties ?? {}), ["account_id", "version"]);
+  });
 });

@@ -153,7 +153,9 @@ describe("the OpenAPI document of the HTTP core", () => {
       "503",
     ]);
     assert.deepEqual(statuses("/v1/files/{path}", "get"), ["200", "400", "405", "408", "431", "500", "503"]);
-    const described = Object.keys(document.components.responses).map((name) => Number(name.replace(/^\D+/, "")));
+    const described = Object.keys(document.components.responses)
+      .filter((name) => !name.endsWith("Head"))
+      .map((name) => Number(name.replace(/^\D+/, "")));
     const served = Object.values(HttpStatus).filter((status) => status >= 300);
     assert.deepEqual(described.sort(), [...served].sort());
     assert.equal((document.components.responses.Answer304 as { content?: unknown }).content, undefined);
@@ -162,6 +164,50 @@ describe("the OpenAPI document of the HTTP core", () => {
     const serverError = document.components.responses.Error500 as { content: Record<string, { schema: unknown }> };
     assert.deepEqual(serverError.content["application/json"].schema, { $ref: "#/components/schemas/ServerError" });
     assert.ok((document.components.responses.Error503 as { headers: Record<string, unknown> }).headers["Retry-After"] !== undefined);
+  });
+
+  test("every GET route has its HEAD operation: the same parameters and answers, with their headers and never a body", async () => {
+    const document = server(true).openApi() as unknown as Document;
+    type Answer = { $ref?: string; content?: unknown; headers?: Record<string, unknown> };
+    const components = document.components.responses as Record<string, Answer>;
+    const resolve = (answer: Answer): Answer => (answer.$ref === undefined ? answer : components[answer.$ref.split("/").at(-1) ?? ""]);
+    let heads = 0;
+    for (const [path, methods] of Object.entries(document.paths)) {
+      assert.equal(methods.head === undefined, methods.get === undefined, `${path}: a HEAD operation exactly where there is a GET`);
+      if (methods.get === undefined) continue;
+      heads++;
+      const get = methods.get as Operation & { operationId: string };
+      const head = methods.head as Operation & { operationId: string };
+      assert.equal(head.operationId, `${get.operationId}_head`);
+      assert.deepEqual(head.parameters, get.parameters);
+      assert.deepEqual(head.security, get.security);
+      assert.deepEqual(Object.keys(head.responses), Object.keys(get.responses));
+      for (const [status, answer] of Object.entries(head.responses)) {
+        const resolved = resolve(answer as Answer);
+        assert.equal(resolved.content, undefined, `HEAD ${path} ${status} has no body`);
+        assert.deepEqual(resolved.headers, resolve(get.responses[status] as Answer).headers, `HEAD ${path} ${status} has GET's headers`);
+      }
+    }
+    assert.equal(heads, 3);
+    assert.deepEqual(
+      (document.paths["/v1/things/{param1}/{param2}"].head.responses["401"] as Answer).$ref,
+      "#/components/responses/Error401Head",
+    );
+    const result = await new Validator().validate(structuredClone(document) as never);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+  });
+
+  test("under a rate limit every answer's component lists RateLimit and RateLimit-Policy, errors included; without one none does", () => {
+    const plain = server(true).openApi() as unknown as Document;
+    const limited = server(true);
+    limited.addRateLimit({ name: "limited", limit: 1, windowSeconds: 60, by: "ip" });
+    const document = limited.openApi() as unknown as Document;
+    for (const [name, answer] of Object.entries(document.components.responses as Record<string, { headers?: Record<string, unknown> }>)) {
+      assert.ok(answer.headers?.RateLimit !== undefined && answer.headers["RateLimit-Policy"] !== undefined, `${name} lists them`);
+    }
+    for (const [name, answer] of Object.entries(plain.components.responses as Record<string, { headers?: Record<string, unknown> }>)) {
+      if (name !== "Error429") assert.equal(answer.headers?.RateLimit, undefined, `${name} lists none`);
+    }
   });
 
   test("a server without authentication has no security scheme at all", () => {

@@ -62,6 +62,16 @@ class ReportController extends HttpController<Ctx> {
   plain(): unknown {
     return {};
   }
+
+  @Get("page")
+  @OpenApi({ responseBody: { type: "string" }, responseMediaTypes: ["text/html"] })
+  page(): void {}
+
+  @Post("import")
+  @OpenApi({ requestBody: { type: "string" }, requestMediaTypes: ["text/csv", "application/x-ndjson"] })
+  import(): unknown {
+    return {};
+  }
 }
 
 type Operation = {
@@ -137,5 +147,21 @@ describe("@OpenApi and the descriptions of routes of one's own", () => {
     const versioned = (server.openApi() as never as ReturnType<typeof documentOf>).paths["/categories/{id}"].patch;
     assert.deepEqual(versioned.requestBody?.content["application/json"].schema, { type: "object" });
     assert.match(versioned.summary ?? "", /versionId, or the tag of If-Match, must be current/);
+  });
+
+  test("the PATCH of an entity takes application/merge-patch+json and plain JSON, one schema for both", () => {
+    const patch = documentOf().paths["/notes/{id}"].patch;
+    assert.deepEqual(Object.keys(patch.requestBody?.content ?? {}), ["application/merge-patch+json", "application/json"]);
+    assert.deepEqual(patch.requestBody?.content["application/merge-patch+json"].schema, { type: "object" });
+  });
+
+  test("a handler declares the media types of its answer and of its request body; the document gives exactly those", () => {
+    const document = documentOf();
+    const page = document.paths["/reports/page"];
+    assert.deepEqual(page.get.responses["200"].content, { "text/html": { schema: { type: "string" } } });
+    assert.equal(page.head.responses["200"].content, undefined, "a HEAD answer has no body");
+    const upload = document.paths["/reports/import"].post;
+    assert.deepEqual(Object.keys(upload.requestBody?.content ?? {}), ["text/csv", "application/x-ndjson"]);
+    assert.deepEqual(Object.keys(upload.responses["200"].content ?? {}), ["application/json"]);
   });
 });
