@@ -1,10 +1,11 @@
 // The demo's operations features: request ids, and Prometheus metrics on a second port with a token.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { ask } from "../http/http-test-client.js";
+import { ask, recordExchanges } from "../http/http-test-client.js";
 import { parseExposition, samplesOf } from "../http/operations/exposition.js";
 import { type DemoDatabase, sqliteDemoEngine } from "./demo-engines.js";
 import { type DemoProcess, startDemo } from "./demo-process.js";
+import { OpenApiContract } from "./openapi-contract.js";
 
 const metricsToken = "demo-metrics-token-0123";
 
@@ -106,5 +107,24 @@ describe("the demo with OTEL=console and RATE_LIMIT", () => {
     const company = await ask(demo.port, "/api/companies/1", { headers: { ...address, authorization: `Bearer ${token}` } });
     assert.equal(company.status, 200);
     for (const name of documented) assert.ok(company.headers[name.toLowerCase()] !== undefined, `the answer carries ${name}`);
+  });
+
+  test("the error answers of a limited request carry the RateLimit headers, and the served document describes each answer", async () => {
+    const address = { "X-Forwarded-For": "198.51.100.12" };
+    const recording = recordExchanges(() => demo.port);
+    try {
+      const anonymous = await ask(demo.port, "/api/companies", { headers: address });
+      const unknown = await ask(demo.port, "/api/nowhere", { headers: address });
+      const badLogon = await ask(demo.port, "/api/logon", { method: "POST", headers: address, body: "{" });
+      assert.deepEqual([anonymous.status, unknown.status, badLogon.status], [401, 401, 400]);
+      for (const answer of [anonymous, unknown, badLogon]) {
+        assert.match(String(answer.headers["ratelimit-policy"]), /"address";q=4;w=60/, answer.text);
+        assert.match(String(answer.headers.ratelimit), /"address";r=\d+;t=\d+/, answer.text);
+      }
+      const document = await ask(demo.port, "/api/openapi.json", { headers: { "X-Forwarded-For": "198.51.100.13" } });
+      new OpenApiContract(document.json).assertConform(recording.exchanges);
+    } finally {
+      recording.stop();
+    }
   });
 });

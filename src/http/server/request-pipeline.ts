@@ -269,12 +269,16 @@ export class RequestPipeline<C> {
     let taskId = "";
     if (failed) {
       const answer = errorAnswerOf(error, request.path);
+      const limits = settings.rateLimiter === undefined ? undefined : rateLimitHeadersOf(response);
       response.reset(answer.status, answer.body, HttpDefaults.jsonContentType);
       for (const [name, value] of answer.headers) response.setHeader(name, value);
+      if (limits !== undefined) keepRateLimitHeaders(response, limits);
       taskId = answer.taskId;
     } else if (response.statusCode >= 500) {
       taskId = newTaskId();
+      const limits = settings.rateLimiter === undefined ? undefined : rateLimitHeadersOf(response);
       response.reset(response.statusCode, serverErrorBody(response.statusCode, taskId), HttpDefaults.jsonContentType);
+      if (limits !== undefined) keepRateLimitHeaders(response, limits);
     }
     const close = closeConnection || this.closing;
     try {
@@ -296,4 +300,21 @@ export class RequestPipeline<C> {
       if (response.statusCode >= 500) logger.logError(request, response, taskId, error);
     }
   }
+}
+
+/** The rate-limit headers the limits set on a response, if they set them. */
+function rateLimitHeadersOf(response: HttpResponse): readonly [policy: string, state: string] | undefined {
+  const policy = response.header("RateLimit-Policy");
+  const state = response.header("RateLimit");
+  return policy === undefined || state === undefined ? undefined : [policy, state];
+}
+
+/**
+ * Puts the limits' headers back on an error answer (which drops what was set before it): every answer to a
+ * limited request says the limits' state, errors included; a 429 keeps its own.
+ */
+function keepRateLimitHeaders(response: HttpResponse, [policy, state]: readonly [string, string]): void {
+  if (response.header("RateLimit") !== undefined) return;
+  response.setHeader("RateLimit-Policy", policy);
+  response.setHeader("RateLimit", state);
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { HttpAuthentication } from "../../../src/http/auth/http-authentication.js";
 import { HttpController } from "../../../src/http/exchange/http-controller.js";
-import { HttpServerError, HttpUnauthorizedError } from "../../../src/http/exchange/http-errors.js";
+import { HttpError, HttpServerError, HttpUnauthorizedError } from "../../../src/http/exchange/http-errors.js";
 import type { HttpRequest } from "../../../src/http/exchange/http-request.js";
 import { HttpServer } from "../../../src/http/server/http-server.js";
 import { HttpUser } from "../../../src/http/exchange/http-user.js";
@@ -33,6 +33,19 @@ class ThingsController extends HttpController<Ctx> {
   }
 }
 
+@Uri("/trouble")
+class TroubleController extends HttpController<Ctx> {
+  @Post("invalid")
+  invalid(): unknown {
+    throw new HttpError(422, "Nothing here is valid.");
+  }
+
+  @Get("broken")
+  broken(): unknown {
+    throw new Error("a programming error");
+  }
+}
+
 @Uri("/logon")
 class LogonController extends HttpController<Ctx> {
   @Post()
@@ -48,6 +61,7 @@ async function serverWith(limits: readonly HttpRateLimit[], authenticated = fals
     if (authenticated) s.registerAuthentication(NameAuthentication);
     else s.allowAnonymous = true;
     s.registerController(ThingsController);
+    s.registerController(TroubleController);
     s.registerController(LogonController);
     for (const limit of limits) s.addRateLimit(limit);
   });
@@ -79,6 +93,25 @@ describe("rate limits", () => {
     assert.deepEqual(refused.json, { status: 429, message: `Too many requests: try again in ${retryAfter} seconds.` });
     assert.equal(refused.headers["ratelimit-policy"], '"per-ip";q=3;w=60');
     assert.match(String(refused.headers.ratelimit), /^"per-ip";r=0;t=\d+$/);
+  });
+
+  test("error answers to a limited request carry RateLimit-Policy and RateLimit too: 400, 401, 404, 405, 422, 500", async () => {
+    const server = await serve([{ name: "per-ip", limit: 100, windowSeconds: 60, by: "ip" }], true);
+    const user = { authorization: "User ann" };
+    const answers = [
+      [401, await ask(server.port, "/api/things")],
+      [400, await ask(server.port, "/api/things/abc", { headers: user })],
+      [404, await ask(server.port, "/api/nowhere", { headers: user })],
+      [405, await ask(server.port, "/api/things", { method: "DELETE", headers: user })],
+      [422, await ask(server.port, "/api/trouble/invalid", { method: "POST", headers: user })],
+      [500, await ask(server.port, "/api/trouble/broken", { headers: user })],
+    ] as const;
+    let remaining = 99;
+    for (const [status, answer] of answers) {
+      assert.equal(answer.status, status, answer.text);
+      assert.equal(answer.headers["ratelimit-policy"], '"per-ip";q=100;w=60', `${status}`);
+      assert.match(String(answer.headers.ratelimit), new RegExp(`^"per-ip";r=${remaining--};t=(60|59)$`), `${status}`);
+    }
   });
 
   test("each client address has its own budget, through the trusted-proxy rule", async () => {
