@@ -54,6 +54,7 @@ export function defineDemoIdempotencyTests(h: DemoWriteHelpers, call: DemoHeader
     assert.equal(await count("Idempotent Bulk"), 2);
     h.expectError(await keyed("x".repeat(256), { name: "Bad key" }), 400);
     h.expectError(await keyed("a,b", { name: "Bad key" }), 400);
+    h.expectError(await keyed('"a,b"', { name: "Bad key" }), 400);
     assert.equal(await count("Bad key"), 0);
   });
 }

@@ -14,8 +14,12 @@ export const idempotencyHeader = "idempotency-key";
 /** The longest key accepted (its characters, quotes excluded). */
 const maxKeyLength = 255;
 
-/** A key as sent: visible ASCII but the comma and the double quote, or the same inside double quotes (a structured-field string). */
-const keySyntax = /^(?:"([\x20\x21\x23-\x5b\x5d-\x7e]{1,255})"|([\x21\x23-\x2b\x2d-\x7e]{1,255}))$/;
+/**
+ * A key as sent: visible ASCII but the comma and the double quote, or the same inside double quotes (a
+ * structured-field string, so without a backslash either). A comma or a space is refused in both forms: a comma
+ * would make a list of keys.
+ */
+const keySyntax = /^(?:"([\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]{1,255})"|([\x21\x23-\x2b\x2d-\x7e]{1,255}))$/;
 
 /**
  * An `Idempotency-Key` of a request, checked, with what it is scoped by: the key is the caller's (its user and
