@@ -155,6 +155,24 @@ describe("answers the server gives before any handler", () => {
     });
   });
 
+  const headCases: readonly (readonly [string, string, number])[] = [
+    ["a HEAD whose target has a raw non-ASCII byte", "HEAD /things/\xC3\xA9 HTTP/1.1\r\nHost: x\r\n\r\n", 400],
+    ["a HEAD with a header without a colon", "HEAD /things HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400],
+    ["a HEAD whose header block is above 16 KiB", `HEAD /things HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20000)}\r\n\r\n`, 431],
+  ];
+  for (const [name, request, status] of headCases) {
+    test(`${name} is answered ${status} with the headers of the JSON answer and no body`, async () => {
+      const outcome = await raw(port, (write) => write(Buffer.from(request, "latin1")), 2000);
+      assert.deepEqual(statusesOf(outcome.text), [status]);
+      const split = outcome.text.indexOf("\r\n\r\n");
+      assert.equal(outcome.text.slice(split + 4), "", "nothing follows the header block");
+      const head = outcome.text.slice(0, split);
+      assert.match(head, /\r\nContent-Type: application\/json; charset=utf-8\r\n/i);
+      assert.match(head, /\r\nConnection: close(\r\n|$)/i);
+      assert.equal(outcome.closedByServer, true);
+    });
+  }
+
   test("the server keeps serving after every refusal", async () => {
     const outcome = await raw(port, (write) => write("GET /things HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 2000);
     assert.deepEqual(statusesOf(outcome.text), [200]);

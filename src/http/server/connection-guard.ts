@@ -25,7 +25,8 @@ const statusByCode: Readonly<Record<string, readonly [number, string]>> = {
  * and no `Server` header, or not at all: a request the parser refuses (400, 408, 413 for a chunk-extension
  * flood, 431), `CONNECT` (405), an `Expect` other than `100-continue` (417), and `Expect: 100-continue`
  * with a declared body above the ceiling (413 instead of 100 Continue, so the body is never uploaded).
- * Every answer carries the documented JSON body `{"status", "message"}` and closes the connection.
+ * Every answer carries the documented JSON body `{"status", "message"}` (its headers only, to a HEAD request)
+ * and closes the connection.
  * @internal
  */
 export function guardConnections(server: Server, settings: ConnectionGuardSettings): void {
@@ -36,7 +37,7 @@ export function guardConnections(server: Server, settings: ConnectionGuardSettin
       return;
     }
     const [status, message] = statusByCode[error.code ?? ""] ?? [HttpStatus.badRequest, HttpMessages.malformedRequest];
-    answerOnSocket(socket, cors, status, message);
+    answerOnSocket(socket, cors, status, message, isHeadRequest(error));
   });
   server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
     answerOnSocket(socket, cors, HttpStatus.methodNotAllowed, HttpMessages.connectNotAllowed);
@@ -62,8 +63,28 @@ function responseInProgress(socket: Duplex): boolean {
   return message !== undefined && message !== null && message.headersSent === true;
 }
 
-/** Writes a complete JSON error answer straight to a socket that has no `ServerResponse`, then closes it. */
-function answerOnSocket(socket: Duplex, cors: HttpCorsConfig, status: number, message: string): void {
+/**
+ * Whether the request the parser refused is a HEAD, read from its request line in the packet the parser failed
+ * on (after the header block of any request before it in that packet). A request line that is not in that
+ * packet (split over packets, or a header block that overflowed over several) leaves the method unknown, and
+ * the answer then carries its body.
+ */
+function isHeadRequest(error: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: unknown }): boolean {
+  const packet = error.rawPacket;
+  if (!Buffer.isBuffer(packet)) return false;
+  const parsed = typeof error.bytesParsed === "number" ? Math.min(error.bytesParsed, packet.length) : packet.length;
+  const previous = parsed < 4 ? -1 : packet.lastIndexOf("\r\n\r\n", parsed - 4);
+  let start = previous < 0 ? 0 : previous + 4;
+  // RFC 9112 2.2: empty lines before a request line are ignored.
+  while (packet[start] === 0x0d || packet[start] === 0x0a) start++;
+  return packet.toString("latin1", start, start + 5) === "HEAD ";
+}
+
+/**
+ * Writes a complete JSON error answer straight to a socket that has no `ServerResponse`, then closes it; to a
+ * HEAD request the same status and headers without the body.
+ */
+function answerOnSocket(socket: Duplex, cors: HttpCorsConfig, status: number, message: string, headOnly = false): void {
   const body = JSON.stringify({ status, message });
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n`;
   if (HttpResponse.serverHeader !== "") head += `Server: ${HttpResponse.serverHeader}\r\n`;
@@ -72,7 +93,7 @@ function answerOnSocket(socket: Duplex, cors: HttpCorsConfig, status: number, me
     head += `Access-Control-Allow-Origin: ${origin}\r\nAccess-Control-Expose-Headers: ${HttpDefaults.corsExposeHeaders}\r\n`;
   if (cors.originList !== undefined) head += "Vary: Origin\r\n";
   head += `Content-Type: ${HttpDefaults.jsonContentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
-  socket.end(head + body, () => socket.destroy());
+  socket.end(headOnly ? head : head + body, () => socket.destroy());
   // A peer that never reads must not keep the socket: the answer gets a moment to leave, then it goes.
   setTimeout(() => socket.destroy(), HttpDefaults.errorAnswerLingerMs).unref();
 }

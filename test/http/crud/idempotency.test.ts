@@ -113,7 +113,19 @@ describe("an Idempotency-Key on POST", () => {
 
   test("a malformed or oversized key answers 400 and writes nothing", async () => {
     const dump = server.dump();
-    for (const key of ["", "  ", "a".repeat(256), "two,keys", '"two,keys"', '"two keys"', "caf\u00e9", '"open', '"a"b"', "tab\there", '""']) {
+    for (const key of [
+      "",
+      "  ",
+      "a".repeat(256),
+      "two,keys",
+      '"two,keys"',
+      '"two keys"',
+      "caf\u00e9",
+      '"open',
+      '"a"b"',
+      "tab\there",
+      '""',
+    ]) {
       const answer = await post("/widgets", { name: "Bad key" }, key);
       assert.equal(answer.status, 400, `${JSON.stringify(key)}: ${answer.text}`);
       assert.equal(
