@@ -225,7 +225,13 @@ export function hostileCorpus(tokens: Tokens, slowMs: number): HostileCase[] {
       expect: [400],
     },
     // Methods and expectations.
-    { name: "CONNECT", steps: [`CONNECT evil.example:443 HTTP/1.1${crlf}Host: evil.example:443${crlf}${crlf}`], expect: [405] },
+    // CONNECT without credentials: 401 first, as for every method no route answers; with them, 405.
+    { name: "CONNECT", steps: [`CONNECT evil.example:443 HTTP/1.1${crlf}Host: evil.example:443${crlf}${crlf}`], expect: [401] },
+    {
+      name: "CONNECT from a known caller",
+      steps: [`CONNECT evil.example:443 HTTP/1.1${crlf}Host: evil.example:443${crlf}${admin}${crlf}${crlf}`],
+      expect: [405],
+    },
     { name: "TRACE", steps: [get("/api/health").replace("GET", "TRACE")], expect: [401, 405] },
     { name: "an unknown method", steps: [get("/api/health").replace("GET", "BREW")], expect: [400, 401, 405] },
     { name: "an unsupported expectation", steps: [post("/api/logon", "{}", ["Expect: 102-maybe"])], expect: [417] },

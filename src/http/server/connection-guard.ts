@@ -1,4 +1,5 @@
-import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import { type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpResponse } from "../exchange/http-response.js";
@@ -23,7 +24,8 @@ const statusByCode: Readonly<Record<string, readonly [number, string]>> = {
 /**
  * Installs the server's own answers to what node:http would otherwise answer by itself, with an empty body
  * and no `Server` header, or not at all: a request the parser refuses (400, 408, 413 for a chunk-extension
- * flood, 431), `CONNECT` (405), an `Expect` other than `100-continue` (417), and `Expect: 100-continue`
+ * flood, 431), `CONNECT` (handed to the request pipeline, which answers it as a method no route answers), an
+ * `Expect` other than `100-continue` (417), and `Expect: 100-continue`
  * with a declared body above the ceiling (413 instead of 100 Continue, so the body is never uploaded).
  * Every answer carries the documented JSON body `{"status", "message"}` (its headers only, to a HEAD request)
  * and closes the connection.
@@ -39,8 +41,19 @@ export function guardConnections(server: Server, settings: ConnectionGuardSettin
     const [status, message] = statusByCode[error.code ?? ""] ?? [HttpStatus.badRequest, HttpMessages.malformedRequest];
     answerOnSocket(socket, cors, status, message, isHeadRequest(error));
   });
-  server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
-    answerOnSocket(socket, cors, HttpStatus.methodNotAllowed, HttpMessages.connectNotAllowed);
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    // node:http hands CONNECT over without a response (a proxy would tunnel): the pipeline answers it like any
+    // method no route answers (401 to an anonymous caller first, else 405), on a response bound to the socket
+    // here, and the connection closes after it.
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once("finish", () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+      setTimeout(() => socket.destroy(), HttpDefaults.errorAnswerLingerMs).unref();
+    });
+    settings.onRequest(req, res);
   });
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     writeClientError(res, cors, HttpStatus.expectationFailed, HttpMessages.expectationFailed(String(req.headers.expect ?? "")));

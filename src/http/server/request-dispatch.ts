@@ -99,6 +99,7 @@ export class RequestDispatcher<C> {
 
   /** Throws the 405 or 404 of a request that no route answers. */
   #refuseUnmatched(request: HttpRequest, path: string): never {
+    if (request.method === "CONNECT") throw new HttpError(HttpStatus.methodNotAllowed, HttpMessages.connectNotAllowed);
     if (!routedMethods.has(request.method)) throw new HttpMethodNotAllowedError(request.method, request.path, []);
     const allow = this.#settings.router.allowedMethods(path);
     if (allow.length > 0) throw new HttpMethodNotAllowedError(request.method, request.path, allow);

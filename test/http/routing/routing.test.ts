@@ -264,6 +264,23 @@ describe("routing over a real socket", () => {
     }
   });
 
+  test("CONNECT from an anonymous caller answers 401 like every unrouted method; with credentials 405; the connection closes", async () => {
+    const connect = (headers: string) =>
+      raw(port, (write) => write(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n${headers}\r\n`), 2000);
+    const anonymous = await connect("");
+    assert.deepEqual(statusesOf(anonymous.text), [401]);
+    assert.match(anonymous.text, /\r\nWWW-Authenticate: Bearer\r\n/i);
+    assert.match(anonymous.text, /\r\nConnection: close\r\n/i);
+    assert.match(anonymous.text, /\{"status":401,"message":"Access unauthorized: [^"]*\."\}$/);
+    assert.equal(anonymous.closedByServer, true);
+    const known = await connect("Authorization: User alice\r\n");
+    assert.deepEqual(statusesOf(known.text), [405]);
+    assert.doesNotMatch(known.text, /\r\nAllow:/i);
+    assert.match(known.text, /\{"status":405,"message":"Method CONNECT is not allowed: this server is not a proxy\."\}$/);
+    assert.equal(known.closedByServer, true);
+    assert.equal((await ask(port, "/api/companies", { headers: user })).status, 200, "the server serves on");
+  });
+
   test("AuthorizationType None on a class opens its routes unless a method states Authentication", async () => {
     assert.equal((await ask(port, "/api/open")).json, "open");
     assert.equal((await ask(port, "/api/open/closed")).status, 401);
