@@ -572,6 +572,8 @@ export function defineDemoSuite(engine: DemoEngine): void {
         ["/health", undefined],
         ["/docs", undefined],
         ["/openapi.json", undefined],
+        ["/nowhere", undefined],
+        ["/nowhere", "guest"],
       ] as const) {
         const get = await call("GET", path, { user });
         const head = await call("HEAD", path, { user });

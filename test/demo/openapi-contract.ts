@@ -94,7 +94,10 @@ export class OpenApiContract {
       // authentication refused the anonymous caller first; each as the catalogue's shared answer.
       const expected = candidates.length === 0 ? [401, 404, 429] : [401, 405, 429];
       if (!expected.includes(answer.status)) return [`no operation ${method} for the path, and the status is not one of ${expected}`];
-      return this.#answerProblems(answer, { $ref: `#/components/responses/Error${answer.status}` }, "", method === "head");
+      // To HEAD, the bodiless variant of the answer where the document has one.
+      const head = method === "head" && this.#document.components.responses?.[`Error${answer.status}Head`] !== undefined;
+      const name = head ? `Error${answer.status}Head` : `Error${answer.status}`;
+      return this.#answerProblems(answer, { $ref: `#/components/responses/${name}` }, "", method === "head");
     }
     const operation = this.#document.paths[path][method] as Operation;
     const response = operation.responses[String(answer.status)];
