@@ -23,15 +23,18 @@ if (files.length === 0) {
   console.error("No compiled test files found under dist/test. Run `npm run build` first.");
   process.exit(1);
 }
-// A test that hangs fails after two minutes, and the whole run is stopped after twenty, so that CI
-// reports a failure instead of waiting for its own time limit.
+// Node's runner (20.x) applies --test-timeout to each test file as a whole, not only to each test in it. The
+// machine this suite runs on is shared (other suites, other people's runs against the same servers), and a
+// file of the demo suite takes several minutes there: so a file that hangs fails after twenty minutes, and the
+// whole run is stopped after an hour, so that CI reports a failure instead of waiting for its own time limit.
+// These bounds say "hung", never "slow": a test asserts no wall-clock bound that load can break.
 // The long variants (TENON_LONG=1, `npm run test:reliability`) run for many minutes per file by design: a
 // file gets 30 minutes there and the whole run two hours.
 // A file that starts a whole cluster of its own (Galera: three nodes, the ORM, demo and failover suites on
-// them) counts as one test for the runner and takes longer than two minutes on a busy machine: such files run
-// after the others, on their own (no other suite competing for the cores), with five minutes each.
+// them) counts as one test for the runner: such files run after the others, on their own (no other suite
+// competing for the cores), with twenty minutes each.
 const long = process.env.TENON_LONG === "1";
-const testTimeout = long ? 30 * 60 * 1000 : 120000;
+const testTimeout = long ? 30 * 60 * 1000 : 20 * 60 * 1000;
 const clusterFiles = ["orm/galera.test.js"];
 const isClusterFile = (file) => clusterFiles.includes(relative(testRoot, file));
 
@@ -55,7 +58,7 @@ const first = runFiles(
   files.filter((file) => !isClusterFile(file)),
   testTimeout,
   2,
-  long ? 120 : 20,
+  long ? 120 : 60,
 );
-const clusters = runFiles(files.filter(isClusterFile), Math.max(testTimeout, 5 * 60 * 1000), 1, long ? 60 : 10);
+const clusters = runFiles(files.filter(isClusterFile), testTimeout, 1, long ? 60 : 30);
 process.exit(first !== 0 ? first : clusters);

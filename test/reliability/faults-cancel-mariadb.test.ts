@@ -12,7 +12,7 @@ else {
   defineStatementCancelFaults({
     name: "MariaDB",
     open: (statementTimeout) => new MariaDbDatabase({ connectionString: mariaDbUrl, statementTimeout, poolSize: 2 }),
-    sleepSql: (seconds) => `SELECT SLEEP(${seconds})`,
+    sleepSql: (seconds, tag) => `SELECT SLEEP(${seconds}) AS ${tag}`,
     async running(marker) {
       const client = await createConnection({
         host: url.hostname,

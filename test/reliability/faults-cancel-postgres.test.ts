@@ -11,7 +11,7 @@ else {
   defineStatementCancelFaults({
     name: "PostgreSQL",
     open: (statementTimeout) => new PostgresDatabase({ connectionString: postgresUrl, statementTimeout, poolSize: 2 }),
-    sleepSql: (seconds) => `SELECT pg_sleep(${seconds})`,
+    sleepSql: (seconds, tag) => `SELECT pg_sleep(${seconds}) AS ${tag}`,
     async running(marker) {
       const client = new pg.Client({ connectionString: postgresUrl });
       client.on("error", () => {});

@@ -71,29 +71,32 @@ async function exitedPid(): Promise<number> {
   return child.pid as number;
 }
 
-/** A directory as the helpers make it, with an owner file naming `pid` (started at `started` ticks after boot). */
-function ownedBy(prefix: string, owner: { pid: number; started: number; kept: boolean }): string {
-  const directory = mkdtempSync(join(tmpdir(), prefix));
+/** A directory as the helpers make it, in `parent`, with an owner file naming `pid` (started at `started` ticks after boot). */
+function ownedBy(parent: string, prefix: string, owner: { pid: number; started: number; kept: boolean }): string {
+  const directory = mkdtempSync(join(parent, prefix));
   writeFileSync(join(directory, ".tenon-owner.json"), `${JSON.stringify(owner)}\n`);
   return directory;
 }
 
 test("the sweep removes a directory whose owner is gone and kills only the processes naming it", async (t) => {
-  const orphan = ownedBy("tenon-pg-", { pid: await exitedPid(), started: 0, kept: false });
+  // In a parent of this test's own: the sweep that every start of a server runs (in this run's other files, in
+  // other runs on the machine) looks in the temporary directory itself, and would take this orphan first.
+  const parent = mkdtempSync(join(tmpdir(), "tenon-sweep-test-"));
+  const orphan = ownedBy(parent, "tenon-pg-", { pid: await exitedPid(), started: 0, kept: false });
   const inside = sleeper(join(orphan, "data"));
   // Same prefix, one character more: a process of another directory whose name merely starts alike.
   const lookalike = sleeper(`${orphan}x/data`);
-  const kept = ownedBy("tenon-galera-", { pid: await exitedPid(), started: 0, kept: true });
-  const unowned = mkdtempSync(join(tmpdir(), "tenon-mariadb-"));
+  const kept = ownedBy(parent, "tenon-galera-", { pid: await exitedPid(), started: 0, kept: true });
+  const unowned = mkdtempSync(join(parent, "tenon-mariadb-"));
   const bystander = sleeper(join(unowned, "data"));
   for (const child of [inside, lookalike, bystander]) spawnedPids.push(child.pid as number);
   t.after(() => {
     for (const child of [inside, lookalike, bystander]) killGroup(child);
-    for (const directory of [kept, unowned]) spawn("rm", ["-rf", directory]);
+    spawn("rm", ["-rf", parent]);
   });
 
   assert.ok(isOrphaned(orphan));
-  const swept = sweepOrphans();
+  const swept = sweepOrphans(parent);
   assert.ok(swept.includes(orphan), `swept: ${swept.join(", ")}`);
   assert.ok(!existsSync(orphan), "the orphan's directory is removed");
   assert.ok(await eventually(() => !processAlive(inside.pid as number), 5000), "the process naming it is killed");

@@ -1,5 +1,5 @@
-// The temporary directory of each server a test starts (a Galera cluster, a throwaway PostgreSQL or MariaDB,
-// PgBouncer) records the process that owns it. A test run killed outright (SIGKILL, a CI time limit) runs no
+// The temporary directory of each server a test starts (a Galera cluster, a throwaway PostgreSQL, MariaDB or Redis,
+// PgBouncer, a copy of the repository that `npm start` runs in) records the process that owns it. A test run killed outright (SIGKILL, a CI time limit) runs no
 // exit handler, so two things make sure its servers do not linger: a small watchdog per directory that
 // cleans up once its owner is gone, and a sweep, at every start of a server, of the directories whose owner is
 // gone. Cleaning up kills only processes whose command line names that directory, then removes it.
@@ -11,9 +11,16 @@ import { fileURLToPath } from "node:url";
 import { killProcessesNaming } from "./server-processes.js";
 
 /** The prefixes of the directories this module creates and sweeps. */
-export type OwnedPrefix = "tenon-galera-" | "tenon-pg-" | "tenon-mariadb-" | "tenon-pgbouncer-";
+export type OwnedPrefix = "tenon-galera-" | "tenon-pg-" | "tenon-mariadb-" | "tenon-pgbouncer-" | "tenon-redis-" | "tenon-npm-start-";
 
-const prefixes: readonly OwnedPrefix[] = ["tenon-galera-", "tenon-pg-", "tenon-mariadb-", "tenon-pgbouncer-"];
+const prefixes: readonly OwnedPrefix[] = [
+  "tenon-galera-",
+  "tenon-pg-",
+  "tenon-mariadb-",
+  "tenon-pgbouncer-",
+  "tenon-redis-",
+  "tenon-npm-start-",
+];
 
 /** The file in each directory that names its owner. */
 const ownerFileName = ".tenon-owner.json";
@@ -60,21 +67,21 @@ export function cleanUpDirectory(directory: string): number[] {
 }
 
 /**
- * Cleans up every directory of these prefixes in the temporary directory whose owner process is gone: the
- * servers of a test run that was killed. Answers the directories removed. Directories without an owner file
- * (other tools, older runs) and those of live owners are left alone.
+ * Cleans up every directory of these prefixes in `parent` (the temporary directory) whose owner process is
+ * gone: the servers of a test run that was killed. Answers the directories removed. Directories without an
+ * owner file (other tools, older runs) and those of live owners are left alone.
  */
-export function sweepOrphans(): string[] {
+export function sweepOrphans(parent = tmpdir()): string[] {
   const swept: string[] = [];
   let entries: string[];
   try {
-    entries = readdirSync(tmpdir());
+    entries = readdirSync(parent);
   } catch {
     return swept;
   }
   for (const entry of entries) {
     if (!prefixes.some((prefix) => entry.startsWith(prefix))) continue;
-    const directory = join(tmpdir(), entry);
+    const directory = join(parent, entry);
     if (!isOrphaned(directory)) continue;
     cleanUpDirectory(directory);
     swept.push(directory);
