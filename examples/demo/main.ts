@@ -39,13 +39,29 @@ const metrics =
 const tracing = process.env.OTEL === "console";
 const rateLimit = process.env.RATE_LIMIT === undefined || process.env.RATE_LIMIT === "" ? undefined : Number(process.env.RATE_LIMIT);
 
-/** The rate-limit store: Redis when REDIS_URL is set (the client closes with the process), else none (in-process counts). */
+/**
+ * The rate-limit store: Redis when REDIS_URL is set (the client closes with the process), else none (in-process
+ * counts). While Redis is away the client refuses commands at once instead of queueing them until it is back
+ * (`disableOfflineQueue`), so a limited request is answered 503 at once, and a request whose client has
+ * given up is never counted or run later; the client reconnects by itself (node-redis's default strategy,
+ * retrying with a growing delay of at most a few seconds). The outage and the recovery are printed once each.
+ */
 async function openRateLimitStore(): Promise<HttpRateLimitStore | undefined> {
   const url = process.env.REDIS_URL;
   if (rateLimit === undefined || url === undefined || url === "") return undefined;
   const { createClient } = await import("redis");
-  const client = createClient({ url });
-  client.on("error", () => {}); // a failed count answers 503; the client reconnects by itself
+  const client = createClient({ url, disableOfflineQueue: true });
+  let away = false;
+  client.on("error", (error: unknown) => {
+    if (away) return;
+    away = true;
+    console.error(`Redis rate-limit store unreachable (${String(error)}): limited requests answer 503 until it is back.`);
+  });
+  client.on("ready", () => {
+    if (!away) return;
+    away = false;
+    console.log("Redis rate-limit store reachable again.");
+  });
   await client.connect();
   return new RedisRateLimitStore(client, "tenon-demo:ratelimit:");
 }

@@ -17,6 +17,8 @@ export {
   HttpForbiddenError,
   HttpMethodNotAllowedError,
   HttpNotReadyError,
+  HttpServiceUnavailableError,
+  HttpClientGoneError,
   HttpBulkItemError,
 } from "./exchange/http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";

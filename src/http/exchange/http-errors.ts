@@ -1,5 +1,5 @@
 import { TenonError } from "../../errors.js";
-import { HttpStatus, HttpMessages } from "./http-messages.js";
+import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
 
 /**
  * An error that carries the HTTP status it is answered with. A handler may throw one with any status;
@@ -73,6 +73,32 @@ export class HttpNotReadyError extends HttpError {
   /** @param reason one of the server's fixed not-ready texts. @param options the cause, for the log. */
   constructor(reason: string, options?: ErrorOptions) {
     super(HttpStatus.serviceUnavailable, reason, options);
+  }
+}
+
+/**
+ * A service the request needs failed for a moment or did not answer in time (the rate-limit store away or
+ * slow): answered like a transient database failure, 503 with `Retry-After` and
+ * `{"status":503,"message":"Service temporarily unavailable: try again."}`. The message and the cause go only
+ * to the log, with the answer's task id.
+ */
+export class HttpServiceUnavailableError extends HttpError {
+  /** @param reason what failed (for the log). @param options the cause, for the log. */
+  constructor(reason: string, options?: ErrorOptions) {
+    super(HttpStatus.serviceUnavailable, reason, options);
+  }
+}
+
+/**
+ * The client's connection closed while its request waited for something before its handler (the rate-limit
+ * store, authentication): the handler does not run, since nothing it did could be answered and a write would
+ * be done for a client that has given up. Nothing is sent; the response log records status 499 with this
+ * message.
+ */
+export class HttpClientGoneError extends HttpError {
+  /** @param reason what the request waited for when its client went (one of the server's fixed texts). */
+  constructor(reason: string) {
+    super(HttpDefaults.clientGoneStatus, reason);
   }
 }
 

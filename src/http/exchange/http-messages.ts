@@ -64,6 +64,13 @@ export const HttpDefaults = {
   basicRealm: "tenon",
   /** Seconds in the `Retry-After` of a 503 for a transient database failure. */
   retryAfterSeconds: 1,
+  /** How long a shared rate-limit store (Redis) may take to count a request before it is answered 503 (ms). */
+  rateLimitStoreTimeoutMs: 500,
+  /**
+   * The status logged, never sent, for a request whose client closed its connection before its handler ran
+   * (the "client closed request" of nginx's logs).
+   */
+  clientGoneStatus: 499,
 } as const;
 
 /** The texts of the error bodies (docs/errors.md lists them) and of the refused configuration changes. */
@@ -86,6 +93,8 @@ export const HttpMessages = {
   malformedRequest: "The request is not valid HTTP/1.1.",
   missingHost: "An HTTP/1.1 request must carry a Host header.",
   requestTimeout: "The request did not arrive in time.",
+  clientGoneDuringAuthentication: "The client closed its connection while the request was being authenticated: the handler was not run.",
+  clientGoneDuringRateLimit: "The client closed its connection while the request waited for the rate-limit store: the handler was not run.",
   headersTooLarge: "The request headers are too large.",
   chunkExtensionsTooLarge: "The chunk extensions of the request body are too large.",
   expectationFailed: (expectation: string) => `The expectation '${expectation}' is not supported: only 100-continue is.`,

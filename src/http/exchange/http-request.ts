@@ -68,6 +68,14 @@ export class HttpRequest {
     this.#services = services;
   }
 
+  /**
+   * True once the client's connection has closed (the client gave up or went away): nothing can be answered
+   * to it any more. The server checks it before it runs a handler that had to wait.
+   */
+  get clientGone(): boolean {
+    return this.#raw.socket?.destroyed !== false;
+  }
+
   /** The TCP peer address, always the raw socket address. */
   get remoteIp(): string {
     return this.#remoteIp;

@@ -13,6 +13,7 @@ export const OperationsMessages = {
   metricsFailed: "The metrics could not be collected.",
   tooManyRequests: (seconds: number) => `Too many requests: try again in ${seconds} seconds.`,
   rateLimitStoreFailed: "The rate-limit store failed.",
+  rateLimitStoreTimedOut: (ms: number) => `The rate-limit store did not answer within ${ms} ms.`,
   invalidRateLimitName: (name: string) => `The rate limit name '${name}' must be 1 to 64 letters, digits, '_' or '-'.`,
   duplicateRateLimit: (name: string) => `The rate limit '${name}' was already added.`,
   invalidRateLimitValue: (setting: string, value: unknown) =>

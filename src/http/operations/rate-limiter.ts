@@ -1,4 +1,4 @@
-import { HttpError, HttpServerError } from "../exchange/http-errors.js";
+import { HttpError, HttpServerError, HttpServiceUnavailableError } from "../exchange/http-errors.js";
 import { HttpStatus } from "../exchange/http-messages.js";
 import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
@@ -72,18 +72,23 @@ interface Applied {
  * authentication, those by user after it. Answers nothing when a step has no limit, the step's verdict
  * synchronously with the memory store, and a promise with a shared one. Sets `RateLimit-Policy` and
  * `RateLimit` on the response (the limits that applied, the one nearest to its end first in `RateLimit`);
- * over a limit, throws `HttpTooManyRequestsError`.
+ * over a limit, throws `HttpTooManyRequestsError`. A store that fails, or does not answer within
+ * `storeTimeout` ms, fails the request with `HttpServiceUnavailableError` (503): a request is never let
+ * through uncounted, and never left waiting for a store that is away.
  * @internal
  */
 export class RateLimiter {
   readonly #byIp: readonly HttpRateLimit[];
   readonly #byUser: readonly HttpRateLimit[];
   readonly #store: HttpRateLimitStore;
+  readonly #storeTimeout: number;
 
-  constructor(limits: readonly HttpRateLimit[], store: HttpRateLimitStore) {
+  /** @param storeTimeout how long an asynchronous store may take, in ms (0: no bound). */
+  constructor(limits: readonly HttpRateLimit[], store: HttpRateLimitStore, storeTimeout: number) {
     this.#byIp = limits.filter((limit) => limit.by === "ip");
     this.#byUser = limits.filter((limit) => limit.by === "user");
     this.#store = store;
+    this.#storeTimeout = storeTimeout;
   }
 
   /** The step before authentication. */
@@ -113,12 +118,35 @@ export class RateLimiter {
     if (counts.every((count): count is RateLimitCount => !(count instanceof Promise))) {
       return this.#decide(applying, counts, response);
     }
-    return Promise.all(counts).then(
-      (settled) => this.#decide(applying, settled, response),
-      (error: unknown) => {
-        throw storeFailure(error);
-      },
-    );
+    const timeout = this.#storeTimeout;
+    if (timeout === 0) {
+      return Promise.all(counts).then(
+        (settled) => this.#decide(applying, settled, response),
+        (error: unknown) => {
+          throw storeFailure(error);
+        },
+      );
+    }
+    return new Promise<void>((resolve, reject) => {
+      // A store that does not answer (Redis away, its client queueing commands) costs the request this bound,
+      // not a hang; its late answer, or failure, is then ignored.
+      const timer = setTimeout(() => reject(new HttpServiceUnavailableError(OperationsMessages.rateLimitStoreTimedOut(timeout))), timeout);
+      Promise.all(counts).then(
+        (settled) => {
+          clearTimeout(timer);
+          try {
+            this.#decide(applying, settled, response);
+            resolve();
+          } catch (error) {
+            reject(error);
+          }
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(storeFailure(error));
+        },
+      );
+    });
   }
 
   #keyOf(limit: HttpRateLimit, request: HttpRequest): string {
@@ -153,5 +181,5 @@ function resetSeconds(count: RateLimitCount): number {
 }
 
 function storeFailure(error: unknown): HttpError {
-  return new HttpError(HttpStatus.serviceUnavailable, OperationsMessages.rateLimitStoreFailed, { cause: error });
+  return new HttpServiceUnavailableError(OperationsMessages.rateLimitStoreFailed, { cause: error });
 }

@@ -16,6 +16,7 @@ import {
   HttpForbiddenError,
   HttpMethodNotAllowedError,
   HttpNotReadyError,
+  HttpServiceUnavailableError,
   HttpUnauthorizedError,
 } from "../exchange/http-errors.js";
 import { HttpDefaults, HttpMessages } from "../exchange/http-messages.js";
@@ -82,7 +83,8 @@ const retryAfter: readonly (readonly [string, string])[] = serviceUnavailable.he
 /**
  * Maps what a request raised to its answer: the HTTP errors to their status, the ORM's errors to 404, 409
  * (a stale version, a delete that a relation refuses, a duplicate key),
- * 422 and 400, a transient database failure to 503 with `Retry-After`, anything else to 500. A status >= 500
+ * 422 and 400, a transient database failure (or another service the request needs, such as the rate-limit
+ * store) to 503 with `Retry-After`, anything else to 500. A status >= 500
  * gets a constant body (with a task id for the 500s), and its task id goes to the log with the cause.
  * @internal
  */
@@ -109,6 +111,8 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     // A fixed text of the server's own, so shown; the task id still ties the answer to the cause in the log.
     const answer = clientError(serviceUnavailable, error.message, { "Retry-After": String(HttpDefaults.notReadyRetryAfterSeconds) });
     return { ...answer, taskId: newTaskId() };
+  } else if (error instanceof HttpServiceUnavailableError) {
+    return { status: serviceUnavailable.status, body: serviceUnavailableBody, headers: retryAfter, taskId: newTaskId() };
   } else if (error instanceof HttpError) {
     status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : internalServerError.status;
     if (status < 500) {

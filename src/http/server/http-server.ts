@@ -224,7 +224,9 @@ export class HttpServer<C> extends HttpServerSettings {
       minBodyDataRate: this.minBodyDataRate,
       observer: operations,
       rateLimiter:
-        this.#rateLimits.length === 0 ? undefined : new RateLimiter(this.#rateLimits, this.rateLimitStore ?? new MemoryRateLimitStore()),
+        this.#rateLimits.length === 0
+          ? undefined
+          : new RateLimiter(this.#rateLimits, this.rateLimitStore ?? new MemoryRateLimitStore(), this.rateLimitStoreTimeout),
     });
     counted = pipeline;
     try {

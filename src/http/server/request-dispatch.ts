@@ -1,6 +1,12 @@
 import type { HttpAuthenticationClass } from "../auth/http-authentication.js";
 import type { HttpControllerClass } from "../exchange/http-controller.js";
-import { HttpError, HttpForbiddenError, HttpMethodNotAllowedError, HttpUnauthorizedError } from "../exchange/http-errors.js";
+import {
+  HttpClientGoneError,
+  HttpError,
+  HttpForbiddenError,
+  HttpMethodNotAllowedError,
+  HttpUnauthorizedError,
+} from "../exchange/http-errors.js";
 import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
 import { HttpStatus, HttpMessages } from "../exchange/http-messages.js";
@@ -38,6 +44,8 @@ const routedMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT"
 /**
  * The middle of the request pipeline (ARCHITECTURE.md): resolves a request's route, applies the rate limits,
  * authenticates, checks the areas and calls the handler, or refuses the request with 401, 403, 404, 405 or 429.
+ * A handler reached after a wait (authentication, a shared rate-limit store) runs only if its client is still
+ * connected: otherwise `HttpClientGoneError`, and nothing is done for a client that has given up.
  * @internal
  */
 export class RequestDispatcher<C> {
@@ -65,7 +73,9 @@ export class RequestDispatcher<C> {
       return this.#refuseUnmatched(request, path);
     }
     if (match.target.requiresAuthentication) {
-      return this.#authenticate(request, response, context).then(() => this.#invoke(match, request, response, context));
+      return this.#authenticate(request, response, context).then(() =>
+        this.#invokeAfterWait(match, request, response, context, HttpMessages.clientGoneDuringAuthentication),
+      );
     }
     return this.#invoke(match, request, response, context);
   }
@@ -83,18 +93,36 @@ export class RequestDispatcher<C> {
     path: string,
   ): void | Promise<unknown> {
     const route = match === undefined ? "" : `${request.method === "HEAD" ? "GET" : request.method} ${match.target.route}`;
-    const afterAuthentication = (): void | Promise<unknown> => {
+    // `waited`: what the request waited for so far (the text logged if its client left meanwhile), or undefined.
+    const afterAuthentication = (waited: string | undefined): void | Promise<unknown> => {
       if (match === undefined) return this.#refuseUnmatched(request, path);
       const limited = limiter.afterAuthentication(request, response, route);
-      if (limited === undefined) return this.#invoke(match, request, response, context);
-      return limited.then(() => this.#invoke(match, request, response, context));
+      if (limited === undefined) {
+        return waited === undefined
+          ? this.#invoke(match, request, response, context)
+          : this.#invokeAfterWait(match, request, response, context, waited);
+      }
+      return limited.then(() => this.#invokeAfterWait(match, request, response, context, HttpMessages.clientGoneDuringRateLimit));
     };
-    const authenticated = (): void | Promise<unknown> => {
+    const authenticated = (waited: string | undefined): void | Promise<unknown> => {
       const authenticate = match === undefined ? this.#settings.authenticateUnknown : match.target.requiresAuthentication;
-      return authenticate ? this.#authenticate(request, response, context).then(afterAuthentication) : afterAuthentication();
+      if (!authenticate) return afterAuthentication(waited);
+      return this.#authenticate(request, response, context).then(() => afterAuthentication(HttpMessages.clientGoneDuringAuthentication));
     };
     const limited = limiter.beforeAuthentication(request, response, route);
-    return limited === undefined ? authenticated() : limited.then(authenticated);
+    return limited === undefined ? authenticated(undefined) : limited.then(() => authenticated(HttpMessages.clientGoneDuringRateLimit));
+  }
+
+  /** `#invoke` for a request that waited: refused with `HttpClientGoneError` when its client has left meanwhile. */
+  #invokeAfterWait(
+    match: HttpRouteMatch<RouteTarget<C>>,
+    request: HttpRequest,
+    response: HttpResponse,
+    context: C,
+    waited: string,
+  ): void | Promise<unknown> {
+    if (request.clientGone) throw new HttpClientGoneError(waited);
+    return this.#invoke(match, request, response, context);
   }
 
   /** Throws the 405 or 404 of a request that no route answers. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorAnswerOf, newTaskId, serverErrorBody } from "./error-answer.js";
 import type { HttpCorsConfig } from "./http-cors-config.js";
-import { HttpError } from "../exchange/http-errors.js";
+import { HttpClientGoneError, HttpError } from "../exchange/http-errors.js";
 import { HttpRequest, type RequestServices } from "../exchange/http-request.js";
 import { HttpResponse } from "../exchange/http-response.js";
 import { HttpDefaults, HttpStatus, HttpMessages } from "../exchange/http-messages.js";
@@ -266,6 +266,10 @@ export class RequestPipeline<C> {
     closeConnection: boolean,
   ): void {
     const settings = this.#settings;
+    if (failed && error instanceof HttpClientGoneError) {
+      this.#logGone(res, request, response, error);
+      return;
+    }
     let taskId = "";
     if (failed) {
       const answer = errorAnswerOf(error, request.path);
@@ -298,6 +302,22 @@ export class RequestPipeline<C> {
     if (logger !== undefined) {
       logger.logResponse(request, response);
       if (response.statusCode >= 500) logger.logError(request, response, taskId, error);
+    }
+  }
+
+  /**
+   * A request whose client left before its handler ran: nothing is sent (there is nobody to send it to); the
+   * response log and the metrics record the status 499, and an action line under the request's id says why.
+   */
+  #logGone(res: ServerResponse, request: HttpRequest, response: HttpResponse, error: HttpClientGoneError): void {
+    res.destroy();
+    response.reset(error.status, JSON.stringify({ status: error.status, message: error.message }), HttpDefaults.jsonContentType);
+    const settings = this.#settings;
+    if (request.observation !== undefined) settings.observer?.end(request.observation, request, response);
+    const logger = settings.logger;
+    if (logger !== undefined) {
+      logger.logResponse(request, response);
+      logger.logAction(request.host, error.message, "", request.requestId);
     }
   }
 }

@@ -194,6 +194,13 @@ export abstract class HttpServerSettings {
   @setting accessor rateLimitStore: HttpRateLimitStore | undefined;
 
   /**
+   * How long a shared rate-limit store may take to count a request, in ms (default 500; 0: no bound). A store
+   * that fails or answers later (Redis away, its client holding the command until it reconnects) gets the
+   * request answered 503 with `Retry-After`, the cause logged, and the handler not run.
+   */
+  @checkedSetting(checkedDuration) accessor rateLimitStoreTimeout: number = HttpDefaults.rateLimitStoreTimeoutMs;
+
+  /**
    * The slow request log (docs/operations.md), off by default (0): a request that takes at least this many
    * milliseconds has a response log record that carries its duration and its SQL statements with theirs
    * (the texts only: parameter values are never logged). Needs a log writer to show anywhere.

@@ -9,7 +9,9 @@ import { HttpController } from "../../../src/http/exchange/http-controller.js";
 import type { HttpServer } from "../../../src/http/server/http-server.js";
 import { RedisRateLimitStore } from "../../../src/http/operations/rate-limit-store.js";
 import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
-import { ask, started } from "../http-test-client.js";
+import { ask, sleep, started } from "../http-test-client.js";
+import { startThrowawayRedis, throwawayRedisUnavailable, type ThrowawayRedis } from "../../support/throwaway-redis.js";
+import { reportUnreachable } from "../../orm/engine-availability.js";
 
 const app = fileURLToPath(new URL("./rate-limited-app.js", import.meta.url));
 /** Every key of this run starts with it, so runs (and parallel suites) never share a budget. */
@@ -99,9 +101,88 @@ describe("rate limits kept in Redis", () => {
       broken.destroy();
       const answer = await ask(server.port, "/things");
       assert.equal(answer.status, 503);
-      assert.equal((answer.json as { message: string }).message, "Internal server error.");
+      assert.equal(answer.headers["retry-after"], "1");
+      assert.deepEqual(answer.json, { status: 503, message: "Service temporarily unavailable: try again." });
     } finally {
       await server.stop();
     }
   });
 });
+
+/** Asks, and answers the status with the milliseconds it took. */
+async function timed(port: number, path: string): Promise<{ status: number; retryAfter: unknown; ms: number }> {
+  const began = Date.now();
+  const answer = await ask(port, path);
+  return { status: answer.status, retryAfter: answer.headers["retry-after"], ms: Date.now() - began };
+}
+
+const redisUnavailable = await throwawayRedisUnavailable();
+if (redisUnavailable !== undefined) reportUnreachable("Redis", redisUnavailable, "rate-limit store timeout tests");
+else {
+  // A Redis of the test's own, killed and slowed at will. The client is node-redis with its defaults: while
+  // Redis is away it queues every command until it has reconnected, so without a bound a request would wait
+  // for Redis to come back (before the bound, a request then got no answer at all).
+  describe("a Redis rate-limit store that does not answer", () => {
+    let redis: ThrowawayRedis;
+    let server: HttpServer<Ctx>;
+    let client: ReturnType<typeof createClient>;
+
+    before(async () => {
+      redis = await startThrowawayRedis();
+      client = createClient({ url: redis.url });
+      client.on("error", () => {});
+      await client.connect();
+      server = await started(Ctx, (s) => {
+        s.allowAnonymous = true;
+        s.registerController(ThingsController);
+        s.rateLimitStore = new RedisRateLimitStore(client, prefix);
+        s.rateLimitStoreTimeout = 300;
+        s.addRateLimit({ name: "bounded", limit: 1000, windowSeconds: 60, by: "ip" });
+      });
+    });
+    after(async () => {
+      await server?.stop();
+      client?.destroy();
+      await redis?.close();
+    });
+
+    test("a killed Redis gets every limited request answered 503 with Retry-After within the bound, and service resumes when it is back", async () => {
+      assert.equal((await timed(server.port, "/things")).status, 200);
+      await redis.stop("immediate");
+      const during = [];
+      for (let i = 0; i < 5; i++) during.push(await timed(server.port, "/things"));
+      for (const outcome of during) {
+        assert.equal(outcome.status, 503, JSON.stringify(outcome));
+        assert.equal(outcome.retryAfter, "1");
+        // 300 ms is the bound; the rest is a generous margin for a busy machine.
+        assert.ok(outcome.ms < 10_000, `answered after ${outcome.ms} ms`);
+      }
+      await redis.start();
+      let back = await timed(server.port, "/things");
+      const deadline = Date.now() + 30_000;
+      while (back.status !== 200 && Date.now() < deadline) {
+        await sleep(200);
+        back = await timed(server.port, "/things");
+      }
+      assert.equal(back.status, 200, "the client reconnected by itself and requests are counted again");
+    });
+
+    test("a Redis that answers too late (DEBUG SLEEP) gets the request answered 503 after the bound, not after Redis", async () => {
+      const blocker = createClient({ url: redis.url });
+      blocker.on("error", () => {});
+      await blocker.connect();
+      try {
+        const sleeping = blocker.sendCommand(["DEBUG", "SLEEP", "3"]);
+        await sleep(100);
+        const slow = await timed(server.port, "/things");
+        assert.equal(slow.status, 503, JSON.stringify(slow));
+        assert.equal(slow.retryAfter, "1");
+        await sleeping;
+        assert.ok(slow.ms < 2900, `answered after ${slow.ms} ms: before Redis answered, not when it did`);
+        assert.equal((await timed(server.port, "/things")).status, 200);
+      } finally {
+        blocker.destroy();
+      }
+    });
+  });
+}

@@ -225,4 +225,17 @@ describe("rate limit settings", () => {
       await server.stop();
     }
   });
+
+  test("a shared store gets 500 ms to count a request by default; a negative bound or a change while running is refused", async () => {
+    const server = new HttpServer(Ctx);
+    assert.equal(server.rateLimitStoreTimeout, 500);
+    assert.throws(() => (server.rateLimitStoreTimeout = -1), HttpServerError);
+    server.rateLimitStoreTimeout = 0;
+    const running = await serverWith([]);
+    try {
+      assert.throws(() => (running.rateLimitStoreTimeout = 100), HttpServerError);
+    } finally {
+      await running.stop();
+    }
+  });
 });
