@@ -90,3 +90,9 @@ export {
   type EntityEventMethodDecorator,
 } from "./events/event-decorators.js";
 export { FilterBuilder, ConditionGroup, ColumnCondition, type FilterProperty, type FilterValue } from "./filter/filter-builder.js";
+export { ChangeFeed, type ChangeFeedOptions } from "./mapping/change-feed-decorator.js";
+export type { ChangeRecord, StoredChange, ChangeAction } from "./changes/change-record.js";
+export { ChangeLog, type ChangeQuery, type ChangeBounds, type ChangePurge } from "./changes/change-log.js";
+export { ChangeHub, type ChangeHubOptions, type ChangeSelection, type ChangeWakeUpSource } from "./changes/change-hub.js";
+// Installs the change feed's recorder in the session: every entity with @ChangeFeed writes its records.
+import "./changes/change-writer.js";

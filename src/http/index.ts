@@ -84,6 +84,7 @@ export {
   type HttpEntityBulkResult,
 } from "./crud/http-entity-writer.js";
 export { HttpEntityController, HttpEntityReadController } from "./crud/http-entity-controller.js";
+export { type ChangeStreamSettings, defaultChangeStreamSettings } from "./crud/change-stream.js";
 export { DatabaseReadiness } from "./crud/database-readiness.js";
 export { DatabasePoolFigures } from "./crud/database-pool-figures.js";
 export { HttpIdempotencyKey, purgeIdempotencyKeys } from "./crud/idempotency.js";

@@ -3,7 +3,8 @@ import { ColumnMapping, DetailMapping } from "./column-mapping.js";
 import type { ConcreteEntityClass, EntityClass } from "./column-type.js";
 import type { JoinDeclaration, RelationDeclaration } from "./entity-decorators.js";
 import { readEntityDeclarations, type WhereClauseParameterMapping } from "./entity-declarations.js";
-import type { AuditRole } from "./mapping-keys.js";
+import { changeFeedKey, type AuditRole } from "./mapping-keys.js";
+import type { ChangeFeedOptions } from "./change-feed-decorator.js";
 import { checkMappingRules } from "./mapping-rules.js";
 import { rawEntityOf, type RawEntity, type RawMember } from "./metadata-store.js";
 import { MappingMessages } from "./mapping-messages.js";
@@ -39,6 +40,22 @@ export function planPerMapping<P>(build: (mapping: EntityMapping, source: PlanSo
 }
 
 const cache = new WeakMap<object, EntityMapping>();
+
+/** The `@ChangeFeed` of a mapping being built: at most one, not on a join entity, naming columns of the entity's own table. */
+function changeFeedOf(mapping: EntityMapping, raw: RawEntity): ChangeFeedOptions | undefined {
+  const fail = (problem: string): never => {
+    throw new MappingError(MappingMessages.invalidEntity(mapping.name, problem));
+  };
+  const feeds = raw.annotations.get(changeFeedKey) ?? [];
+  if (feeds.length > 1) fail(MappingMessages.appliedTwice("ChangeFeed"));
+  const feed = feeds[0] as ChangeFeedOptions | undefined;
+  if (feed === undefined) return undefined;
+  if (mapping.joins.length > 0) fail(MappingMessages.changeFeedOnJoin);
+  for (const member of feed.members ?? []) {
+    if (!mapping.ownColumns.some((column) => column.property === member)) fail(MappingMessages.changeFeedUnknownMember(member));
+  }
+  return feed;
+}
 
 /**
  * The validated mapping of an entity class, built from its decorators on first use and cached.
@@ -77,6 +94,8 @@ export class EntityMapping<T extends object = object> {
   readonly whereClauseParameters: readonly WhereClauseParameterMapping[];
   /** The change-tracking columns by role. */
   readonly audit: Readonly<Partial<Record<AuditRole, ColumnMapping>>>;
+  /** The entity's `@ChangeFeed` options: every committed write of it leaves a change record; undefined without one. */
+  readonly changeFeed: ChangeFeedOptions | undefined;
   /** Class-level records of every layer, by key. */
   readonly annotations: ReadonlyMap<symbol, readonly unknown[]>;
   /** Every decorated member (columns, details, methods), by member name as declared. */
@@ -105,6 +124,7 @@ export class EntityMapping<T extends object = object> {
     this.ownColumns = declared.columns.filter((column) => column.alias === undefined);
     this.audit = declared.audit;
     for (const column of declared.columns) this.#byProperty.set(column.property, column);
+    this.changeFeed = changeFeedOf(this, raw);
     // The rules guarantee each detail's own column.
     this.details = declared.details.map(
       ({ member, declaration, localColumn }) => new DetailMapping(member, declaration, localColumn as ColumnMapping),

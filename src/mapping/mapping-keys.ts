@@ -20,6 +20,9 @@ export const MappingKey = {
   deletedBy: Symbol("tenon.DeletedBy"),
 } as const;
 
+/** The annotation key of `@ChangeFeed`, a class decorator kept apart from the member keys above. @internal */
+export const changeFeedKey = Symbol("tenon.ChangeFeed");
+
 /** The six change-tracking roles. */
 export type AuditRole = "createdAt" | "createdBy" | "updatedAt" | "updatedBy" | "deletedAt" | "deletedBy";
 

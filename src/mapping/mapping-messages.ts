@@ -6,6 +6,8 @@ export const MappingMessages = {
   invalidEntity: (entity: string, problem: string) => `${entity}: ${problem}`,
   noTable: "the class has no @Table; every entity needs one.",
   appliedTwice: (decorator: string) => `@${decorator} is applied more than once.`,
+  changeFeedOnJoin: "@ChangeFeed is applied to a join entity, which is read-only and never changes.",
+  changeFeedUnknownMember: (member: string) => `@ChangeFeed names the member "${member}", which is no column of the entity's own table.`,
   whereClauseParameterType: (name: string, type: string) =>
     `@WhereClauseParameter("${name}") has a value of a refused type (${type}); only string, integer, int64 (bigint), double, boolean and Date constants are accepted.`,
   whereClauseParameterAlone: "@WhereClauseParameter is applied without a @WhereClause.",

@@ -7,6 +7,7 @@ import { SchemaDiff, SchemaScript } from "./schema-diff.js";
 import { SchemaMessages } from "./schema-messages.js";
 import { buildSchemaModel, type SchemaModel, withFrameworkTable } from "./schema-model.js";
 import { idempotencyTable } from "../sql/idempotency-statements.js";
+import { changeCounterTable, changeTable } from "../sql/change-statements.js";
 import { planSchema, type PlanContext } from "./schema-plan.js";
 
 /** Choices of the schema tool. */
@@ -24,6 +25,11 @@ export interface SchemaOptions {
    * `Idempotency-Key` on POST (docs/crud.md). Default false.
    */
   readonly idempotencyKeys?: boolean;
+  /**
+   * Include Tenon's tables of the change feed (`tenon_changes` and `tenon_change_counter`), which every entity
+   * with `@ChangeFeed` writes to (docs/changes.md). Default false.
+   */
+  readonly changeFeed?: boolean;
 }
 
 const emptyCatalog: Catalog = { table: () => undefined, hasSequence: () => false };
@@ -119,6 +125,7 @@ function prepare(
   if (schema === undefined) throw new SchemaError("", SchemaMessages.noSchemaDialect(dialect.name));
   if (options.galera === true && !schema.galeraSequences) throw new SchemaError("", SchemaMessages.galeraNeedsSequences(dialect.name));
   const entityModel = buildSchemaModel(dialect, schema, entities, options.foreignKeys ?? true);
-  const model = options.idempotencyKeys === true ? withFrameworkTable(entityModel, idempotencyTable) : entityModel;
+  let model = options.idempotencyKeys === true ? withFrameworkTable(entityModel, idempotencyTable) : entityModel;
+  if (options.changeFeed === true) model = withFrameworkTable(withFrameworkTable(model, changeTable), changeCounterTable);
   return { model, context: { schema, statements: new SchemaStatements(dialect, schema), sequenceOptions: { galera: options.galera } } };
 }

@@ -1,5 +1,6 @@
 import type { Connection } from "../engines/database.js";
 import { ConcurrentUpdateError, KeyRangeError, TenonError } from "../errors.js";
+import type { ChangeAction } from "./change-capture.js";
 import { hasEvents, runAfterEvents, runBeforeEvents } from "../events/entity-events.js";
 import { type EntityClass, int32Range } from "../mapping/column-type.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
@@ -33,6 +34,8 @@ export interface BatchSession {
   inserted(mapping: EntityMapping, entity: object): void;
   /** An entity was deleted: take it out of the identity map. */
   deleted(mapping: EntityMapping, entity: object): void;
+  /** Keeps the change records of a write of `entities` until the transaction commits (when the entity has a change feed). */
+  captured(mapping: EntityMapping, entities: readonly object[], action: ChangeAction, versionDelta?: number): Promise<void>;
 }
 
 /** The mapping shared by every entity of a batch; entities of several classes are refused. */
@@ -72,6 +75,7 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
     const onRow = onItem === undefined ? undefined : (offset: number): void => onItem(start + offset);
     await insertRows(connection, statements, entities.slice(start, start + size), drawn, () => context.nextId(mapping.entityClass), onRow);
   }
+  if (mapping.changeFeed !== undefined) await batch.captured(mapping, entities, "insert");
   for (let i = 0; i < entities.length; i++) {
     onItem?.(i);
     batch.inserted(mapping, entities[i]);
@@ -145,8 +149,14 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
     const entity = entities[i];
     if (soft) mapping.versionColumn?.set(entity, (mapping.versionColumn.get(entity) as number) + 1);
     batch.deleted(mapping, entity);
-    if (events) await runAfterEvents("delete", mapping, entity, context);
   }
+  // A hard delete leaves the entities' versions as they were; a delete's record carries the next one.
+  if (mapping.changeFeed !== undefined) await batch.captured(mapping, entities, "delete", soft ? 0 : 1);
+  if (events)
+    for (let i = 0; i < entities.length; i++) {
+      onItem?.(i);
+      await runAfterEvents("delete", mapping, entities[i], context);
+    }
 }
 
 /**
@@ -233,8 +243,13 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     onItem?.(i);
     // An instance read before the update is stale: the next read of the key reads the committed row.
     batch.deleted(mapping, entities[i]);
-    if (events) await runAfterEvents("update", mapping, entities[i], context);
   }
+  if (mapping.changeFeed !== undefined) await batch.captured(mapping, entities, "update");
+  if (events)
+    for (let i = 0; i < entities.length; i++) {
+      onItem?.(i);
+      await runAfterEvents("update", mapping, entities[i], context);
+    }
 }
 
 /** `count` keys of the entity's sequence, drawn together where the engine can. */

@@ -13,6 +13,7 @@ import { SessionConnection } from "./session-connection.js";
 import { SessionReads } from "./session-reads.js";
 import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
+import { changeRecorder } from "./change-capture.js";
 
 /**
  * The ORM session: reads and writes mapped entities through one database connection,
@@ -45,7 +46,10 @@ export class Context implements AsyncDisposable {
     this.database = database;
     this.#entities = new EntityMaterializer(database.dialect, this.#identityMap, this);
     this.#connection = new SessionConnection(database);
-    this.#transaction = new TransactionScope(this.#connection, () => this.#identityMap.clear());
+    this.#transaction = new TransactionScope(this.#connection, () => this.#identityMap.clear(), {
+      flush: (connection, kept) => changeRecorder().flush(this, connection, kept),
+      committed: () => changeRecorder().committed(this),
+    });
     this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities, this);
     this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities);
   }

@@ -1,6 +1,7 @@
 /** Every text of the session layer's own errors, in one place (typed errors of src/errors.ts carry theirs). */
 export const SessionMessages = {
   noSequence: (entity: string) => `${entity}: drawing a key needs a @Sequence.`,
+  noChangeRecorder: "An entity with @ChangeFeed was written, but the change feed is not loaded: import @ChangeFeed from tenon.",
   keyOutOfRange: (entity: string, sequence: string, id: number) =>
     `${entity}: the sequence ${sequence} handed out ${id}, outside the int32 key range.`,
   undeleteWithoutDeletedAt: (entity: string) => `${entity}: undelete needs a @DeletedAt column.`,

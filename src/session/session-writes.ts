@@ -14,6 +14,7 @@ import { insertRow } from "./insert-row.js";
 import type { SessionConnection } from "./session-connection.js";
 import { SessionMessages } from "./session-messages.js";
 import type { TransactionScope } from "./transaction-scope.js";
+import { type ChangeAction, changeRecorder } from "./change-capture.js";
 import { applyRelations, isSingleStatement, restoreRelations, stamp, writableMapping, writeByKey } from "./write-values.js";
 
 /**
@@ -77,6 +78,15 @@ export class SessionWrites implements BatchSession {
     this.#identityMap.delete(mapping.entityClass, mapping.idOf(entity));
   }
 
+  /**
+   * Keeps the change records of a write of `entities` (of `mapping`'s class) until the transaction commits,
+   * when the entity has a change feed; nothing otherwise.
+   */
+  async captured(mapping: EntityMapping, entities: readonly object[], action: ChangeAction, versionDelta = 0): Promise<void> {
+    if (mapping.changeFeed === undefined) return;
+    this.#transaction.keep(await changeRecorder().capture(this.session, mapping, entities, action, versionDelta));
+  }
+
   /** `Context.nextId`: the next key of the class's sequence, refused outside the int32 key range. */
   async nextId(entityClass: EntityClass): Promise<number> {
     const mapping = EntityMapping.of(entityClass);
@@ -105,6 +115,7 @@ export class SessionWrites implements BatchSession {
       if (validating !== undefined) await validating;
       await insertRow(connection, statements, entity, drawn, () => this.session.nextId(mapping.entityClass));
       this.inserted(mapping, entity);
+      if (mapping.changeFeed !== undefined) await this.captured(mapping, [entity], "insert");
     });
   }
 
@@ -119,6 +130,7 @@ export class SessionWrites implements BatchSession {
       // An instance of this key read before the update is stale, and the written one may lack columns that
       // its source (a JSON body) never carries: the next read of the key reads the committed row.
       this.deleted(mapping, entity);
+      if (mapping.changeFeed !== undefined) await this.captured(mapping, [entity], "update");
     });
   }
 
@@ -136,6 +148,7 @@ export class SessionWrites implements BatchSession {
         await writeByKey(connection, statements, statements.deleteSql, [], entity, tenant);
       }
       this.deleted(mapping, entity);
+      if (mapping.changeFeed !== undefined) await this.captured(mapping, [entity], "delete");
     });
   }
 
@@ -154,6 +167,7 @@ export class SessionWrites implements BatchSession {
       if (deletedAt instanceof Date) await restoreRelations(connection, statements, entity, deletedAt, this.user());
       mapping.audit.deletedAt?.set(entity, null);
       mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
+      if (mapping.changeFeed !== undefined) await this.captured(mapping, [entity], "undelete");
       this.#identityMap.set(mapping.entityClass, mapping.idOf(entity), entity);
     });
   }
@@ -186,7 +200,8 @@ export class SessionWrites implements BatchSession {
     const statements = sessionStatements(this.session, mapping, this.session.database.dialect);
     // The session's tenant for a scoped entity (and TenantRequiredError without one), before anything runs.
     const tenant = sessionTenant(this.session, mapping);
-    if (!this.#transaction.active && isSingleStatement(kind, mapping)) {
+    // A change record is written in the write's transaction: an entity with a change feed always has one.
+    if (!this.#transaction.active && mapping.changeFeed === undefined && isSingleStatement(kind, mapping)) {
       await statement(this.#connection.now() ?? (await this.#connection.acquire()), statements, tenant);
       return;
     }

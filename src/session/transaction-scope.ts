@@ -1,21 +1,44 @@
 import { TenonError, TransientDatabaseError } from "../errors.js";
+import type { Connection } from "../engines/database.js";
 import type { SessionConnection } from "./session-connection.js";
 import { SessionMessages } from "./session-messages.js";
+
+/** What a transaction does with the change records its writes kept: write them before COMMIT, announce them after. */
+export interface TransactionChanges {
+  /** Writes the records kept, just before COMMIT. */
+  flush(connection: Connection, kept: readonly unknown[]): Promise<void>;
+  /** The transaction that wrote them committed. */
+  committed(): void;
+}
 
 /**
  * The transaction of one session: the outermost `run` begins it on the session's connection and commits or
  * rolls it back; a `run` inside it joins it. Kept apart from the session so that what wraps a transaction
- * (a retry of the whole unit, say) has one entry point to wrap.
+ * (a retry of the whole unit, say) has one entry point to wrap. The change records of its writes are kept here
+ * until the outermost `run` writes them just before COMMIT; a rollback drops them.
  */
 export class TransactionScope {
   readonly #connection: SessionConnection;
   readonly #onRollback: () => void;
+  readonly #changes: TransactionChanges;
   #depth = 0;
+  #kept: unknown[] | undefined = undefined;
 
-  /** @param connection the session's connection. @param onRollback forgets what the session read inside a rolled-back transaction. */
-  constructor(connection: SessionConnection, onRollback: () => void) {
+  /**
+   * @param connection the session's connection. @param onRollback forgets what the session read inside a
+   * rolled-back transaction. @param changes writes and announces the change records kept.
+   */
+  constructor(connection: SessionConnection, onRollback: () => void, changes: TransactionChanges) {
     this.#connection = connection;
     this.#onRollback = onRollback;
+    this.#changes = changes;
+  }
+
+  /** Keeps change records until the transaction commits (call it inside `run`). */
+  keep(records: readonly unknown[]): void {
+    if (records.length === 0) return;
+    const kept = (this.#kept ??= []);
+    for (const record of records) kept.push(record);
   }
 
   /** Whether a transaction is open. */
@@ -42,9 +65,18 @@ export class TransactionScope {
     this.#depth = 1;
     try {
       const result = await work();
+      const kept = this.#kept;
+      if (kept === undefined) {
+        await connection.commit();
+        return result;
+      }
+      await this.#changes.flush(connection, kept);
       await connection.commit();
+      this.#kept = undefined;
+      this.#changes.committed();
       return result;
     } catch (error) {
+      this.#kept = undefined;
       this.#onRollback();
       try {
         await connection.rollback();

@@ -62,5 +62,9 @@ export const CrudMessages = {
     `The If-Match entity tag and the body's or address's ${property} name different versions.`,
   preconditionFailed: (id: number): string =>
     `Entity ${id} does not match the If-Match entity tag: it was changed, deleted or never had that tag.`,
+  badLastEventId: "The Last-Event-ID header (or the lastEventId parameter) must be an event id this stream sent: a non-negative integer.",
+  changeWhereNotJson: "The where parameter must be a JSON array of conditions, as in a select body's where.",
+  changesPurged: "The changes after this Last-Event-ID were purged: read the data again, then open the stream without Last-Event-ID.",
+  noChangeFeed: (entity: string): string => `${entity} has no change feed.`,
   ifMatchRequired: "This write needs an If-Match header with the entity tag the entity was read with.",
 } as const;

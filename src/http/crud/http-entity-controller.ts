@@ -22,6 +22,17 @@ function servedEntityOf(controller: Function): EntityClass<object> {
   return probe.entityClass;
 }
 import { isMergeObject } from "./merge-patch.js";
+import { sessionTenant } from "../../session/tenant-scope.js";
+import { HttpError } from "../exchange/http-errors.js";
+import { HttpStatus } from "../exchange/http-messages.js";
+import {
+  answerChangeStream,
+  type ChangeStreamSettings,
+  changeFilterParameters,
+  changeWhereOf,
+  defaultChangeStreamSettings,
+  lastEventIdOf,
+} from "./change-stream.js";
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select (docs/crud.md),
@@ -82,6 +93,32 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
   @Get("metadata")
   metadata(): unknown {
     return this.createReader().metadata();
+  }
+
+  /** How this controller's change stream is paced and bounded (heartbeats, unread bytes before a cut). */
+  protected get changeStreamSettings(): ChangeStreamSettings {
+    return defaultChangeStreamSettings;
+  }
+
+  /**
+   * GET {base}/changes: the entity's committed changes as Server-Sent Events (`text/event-stream`), for an entity
+   * with `@ChangeFeed` (404 otherwise): each event's `id:` is its position, its `data:` the change record. Resumes
+   * after `Last-Event-ID` (or `?lastEventId=`; 410 when that part was purged); `?where=` filters as a select's
+   * where; only the caller's tenant's changes. Guarded by the areas of the read routes.
+   */
+  @Get("changes", { areasOf: ["selectAll", "get", "find", "select"] })
+  changes(): Promise<void> {
+    const mapping = EntityMapping.of(this.entityClass);
+    if (mapping.changeFeed === undefined) throw new HttpError(HttpStatus.notFound, CrudMessages.noChangeFeed(mapping.name));
+    const context = this.httpContext;
+    const conditions = changeWhereOf(this.request, mapping, changeFilterParameters);
+    return answerChangeStream(this.response, {
+      database: context.database,
+      entities: [{ mapping, conditions }],
+      tenant: sessionTenant(context, mapping),
+      lastEventId: lastEventIdOf(this.request),
+      settings: this.changeStreamSettings,
+    });
   }
 
   /** POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see docs/crud.md). */

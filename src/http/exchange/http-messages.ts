@@ -20,6 +20,7 @@ export const HttpStatus = {
   methodNotAllowed: 405,
   conflict: 409,
   requestTimeout: 408,
+  gone: 410,
   preconditionFailed: 412,
   payloadTooLarge: 413,
   expectationFailed: 417,

@@ -2,6 +2,22 @@ import type { HttpNameValue } from "./http-request.js";
 import { HttpDefaults, HttpStatus } from "./http-messages.js";
 
 /**
+ * Where a streamed body goes (`HttpResponse.stream`): text written as it is produced, to a client that may read
+ * slower than it is written.
+ */
+export interface HttpStreamSink {
+  /** Writes text; false when the client has not taken what was written before (the text is queued meanwhile). */
+  write(text: string): boolean;
+  /** The bytes written that the client has not taken yet. */
+  readonly pendingBytes: number;
+  /** Aborted when the client goes away or the server stops: the producer then returns. */
+  readonly signal: AbortSignal;
+}
+
+/** Produces a streamed body into `sink`; the response ends when the promise settles. */
+export type HttpStreamProducer = (sink: HttpStreamSink) => Promise<void>;
+
+/**
  * The answer a handler builds. The server sends it after the handler
  * returns: `statusCode` (200 unless set), `content` as UTF-8 (or the bytes of `setContentBytes`) with a `Content-Length`, `contentType`
  * (JSON by default when there is content), and the headers set with `setHeader`.
@@ -25,6 +41,7 @@ export class HttpResponse {
   #contentTextLength = -1;
   #contentAssigned = false;
   #headers: Map<string, HttpNameValue> | undefined;
+  #stream: HttpStreamProducer | undefined;
 
   /** The body text sent to the client. */
   get content(): string {
@@ -62,6 +79,21 @@ export class HttpResponse {
     if (this.#contentBytes !== undefined) return this.#contentBytes.byteLength;
     if (this.#contentTextLength < 0) this.#contentTextLength = Buffer.byteLength(this.#content);
     return this.#contentTextLength;
+  }
+
+  /**
+   * Streams the body instead of sending `content`: the server sends the status and headers (no
+   * `Content-Length`), then runs `producer`, and ends the response when it settles; a request it serves stays in
+   * flight until then. To a HEAD request the head goes alone. An error answer replaces a stream not yet started.
+   */
+  stream(producer: HttpStreamProducer): void {
+    this.#stream = producer;
+    this.#contentAssigned = true;
+  }
+
+  /** The producer of a streamed body, when the handler asked for one (`stream`). */
+  get streamProducer(): HttpStreamProducer | undefined {
+    return this.#stream;
   }
 
   /** True once `content` was assigned (a handler's return value is then not serialized). */
@@ -106,5 +138,6 @@ export class HttpResponse {
     this.#contentBytes = undefined;
     this.#contentTextLength = -1;
     this.#contentAssigned = true;
+    this.#stream = undefined;
   }
 }

@@ -71,6 +71,8 @@ export const HttpStatusCatalogue: { readonly [N in HttpStatusName]: HttpStatusEn
   methodNotAllowed: entry("methodNotAllowed", "error", always, ["Allow"]),
   conflict: entry("conflict", "error", writes),
   requestTimeout: entry("requestTimeout", "error", always),
+  // Only a change stream answers it (its route description lists it): no route facts tell one apart.
+  gone: entry("gone", "error", () => false),
   preconditionFailed: entry("preconditionFailed", "error", conditionalWrite),
   payloadTooLarge: entry("payloadTooLarge", "error", takesBody),
   expectationFailed: entry("expectationFailed", "error", takesBody),

@@ -18,6 +18,7 @@ export const statusDescriptions: Readonly<Record<HttpStatusName, string>> = {
   methodNotAllowed: OpenApiMessages.methodNotAllowed,
   conflict: OpenApiMessages.conflict,
   requestTimeout: OpenApiMessages.requestTimeout,
+  gone: OpenApiMessages.gone,
   preconditionFailed: OpenApiMessages.preconditionFailed,
   payloadTooLarge: OpenApiMessages.payloadTooLarge,
   expectationFailed: OpenApiMessages.expectationFailed,

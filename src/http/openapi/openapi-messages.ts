@@ -29,6 +29,7 @@ export const OpenApiMessages = {
   forbidden: "The caller lacks an area the route requires.",
   notFound: "No entity with this id, or no route at the address.",
   methodNotAllowed: "The address does not answer this method.",
+  gone: "Gone: the changes after this Last-Event-ID were purged; read the data again and reopen the stream without it.",
   requestTimeout: "The request line, headers or body arrived too slowly.",
   conflict: "A stale version, a duplicate key, or a delete that a relation refuses.",
   payloadTooLarge: "The body is larger than the server accepts.",

@@ -8,7 +8,8 @@ import { HttpDefaults, HttpStatus, HttpMessages } from "../exchange/http-message
 import type { HttpLogger } from "../logging/http-logger.js";
 import { BodyReader, BodyWatch } from "./body-reader.js";
 import type { TrustedProxyRule } from "../exchange/client-ip.js";
-import { writeClientError, writePreflight, writeResponse } from "./response-writer.js";
+import { writeClientError, writePreflight, writeResponse, writeStreamHead } from "./response-writer.js";
+import { OpenStreams } from "./response-stream.js";
 import type { RequestObserver } from "../exchange/request-observer.js";
 import { type DispatchSettings, RequestDispatcher } from "./request-dispatch.js";
 import {
@@ -53,6 +54,7 @@ export class RequestPipeline<C> {
   readonly #bodyWatch: BodyWatch;
   #inFlight = 0;
   #idleWaiters: (() => void)[] = [];
+  readonly #streams = new OpenStreams();
   /** Set by `stop()`: every answer from now on closes its connection. */
   closing = false;
 
@@ -70,6 +72,11 @@ export class RequestPipeline<C> {
   /** Stops the body watch's clock (the server stopped). */
   close(): void {
     this.#bodyWatch.close();
+  }
+
+  /** Ends every streamed body being sent (the server is stopping): their requests then complete. */
+  endStreams(): void {
+    this.#streams.endAll();
   }
 
   /** The number of requests between arrival and the disposal of their context. */
@@ -246,6 +253,10 @@ export class RequestPipeline<C> {
     failed: boolean,
     error: unknown,
   ): void {
+    if (!failed && response.streamProducer !== undefined && response.statusCode < 400) {
+      this.#stream(res, request, response, context, closeConnection);
+      return;
+    }
     try {
       this.#answer(res, request, response, failed, error, closeConnection);
     } catch (internal) {
@@ -255,6 +266,29 @@ export class RequestPipeline<C> {
     const disposal = context === undefined ? undefined : disposeContext(context as ContextHooks);
     if (disposal === undefined) this.#finished();
     else disposal.then(this.#onDisposed, this.#onDisposeFailed);
+  }
+
+  /** Sends a streamed answer: its head, then its body until the producer returns; then logs, disposes and counts down. */
+  #stream(res: ServerResponse, request: HttpRequest, response: HttpResponse, context: C | undefined, closeConnection: boolean): void {
+    const settings = this.#settings;
+    const producer = response.streamProducer;
+    let streaming: Promise<void> = Promise.resolve();
+    try {
+      writeStreamHead(res, response, settings.cors, closeConnection || this.closing, request.requestId);
+      if (producer !== undefined && request.method !== "HEAD") streaming = this.#streams.run(res, producer);
+      else res.end();
+    } catch (internal) {
+      reportInternalError(internal);
+      res.destroy();
+    }
+    const finish = (): void => {
+      if (request.observation !== undefined) settings.observer?.end(request.observation, request, response);
+      settings.logger?.logResponse(request, response);
+      const disposal = context === undefined ? undefined : disposeContext(context as ContextHooks);
+      if (disposal === undefined) this.#finished();
+      else disposal.then(this.#onDisposed, this.#onDisposeFailed);
+    };
+    streaming.then(finish, finish);
   }
 
   #answer(

@@ -81,6 +81,30 @@ export function writeResponse(
 }
 
 /**
+ * Sends the head of a streamed `response` (`HttpResponse.stream`): status, the handler's headers and those of
+ * `writeResponse`, without `Content-Length` (the body is chunked and ends when the stream does), and
+ * `Cache-Control: no-cache` unless the handler set one, so that no cache holds a stream back. @internal
+ */
+export function writeStreamHead(
+  res: ServerResponse,
+  response: HttpResponse,
+  cors: HttpCorsConfig,
+  closeConnection: boolean,
+  requestId: string,
+): void {
+  const headers: Record<string, string | number> = {};
+  response.copyHeadersTo(headers);
+  if (HttpResponse.serverHeader !== "") headers.server = HttpResponse.serverHeader;
+  headers["x-request-id"] = requestId;
+  if (cors.allowOrigin !== "") addCorsHeaders(headers, cors, res.req, false);
+  if (response.contentType !== "") headers["content-type"] = response.contentType;
+  headers["cache-control"] ??= "no-cache";
+  if (closeConnection) headers.connection = "close";
+  res.writeHead(response.statusCode, headers);
+  res.flushHeaders();
+}
+
+/**
  * Answers a request the server refuses by itself before any context exists (417, 413 instead of 100
  * Continue, a body that arrives too slowly): the JSON error body, the Server and CORS headers, and
  * `Connection: close`, since the rest of the request may still be on its way. @internal

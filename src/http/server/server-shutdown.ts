@@ -4,6 +4,8 @@ import type { Server } from "node:http";
 /** What the shutdown drives: the pipeline's count of requests in flight, and its `Connection: close` switch. @internal */
 export interface InFlightRequests {
   whenIdle(): Promise<void>;
+  /** Ends the streamed bodies being sent, whose clients would otherwise keep their requests in flight. */
+  endStreams(): void;
   closing: boolean;
 }
 
@@ -22,7 +24,7 @@ const pollMs = 10;
  *    closed would reconnect at once, and a connection waiting in the listener's queue when it closes is reset
  *    by the kernel after its request was sent; once the listener is closed, the reconnection is refused
  *    (ECONNREFUSED), which a client knows was never received;
- * 3. wait for the requests in flight, then (up to `lingerMs`) for the open connections to go by themselves;
+ * 3. end the streamed bodies (a client of a stream reconnects, to another process), wait for the requests in flight, then (up to `lingerMs`) for the open connections to go by themselves;
  * 4. close the connections still idle, wait for requests that arrived meanwhile (all bounded by `graceMs`),
  *    and close whatever is left.
  * @internal
@@ -30,6 +32,7 @@ const pollMs = 10;
 export async function closeServers(servers: readonly Server[], requests: InFlightRequests, graceMs: number): Promise<void> {
   const closed = Promise.all(servers.map(stopListening));
   requests.closing = true;
+  requests.endStreams();
   let timer: NodeJS.Timeout | undefined;
   let graceOver = false;
   const grace = new Promise<void>((resolve) => {

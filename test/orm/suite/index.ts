@@ -17,6 +17,7 @@ import { batchesSuite } from "./batches.js";
 import { mappingCoverageSuite } from "./mapping-coverage.js";
 import { keysetSuite } from "./keyset.js";
 import { tenantsSuite } from "./tenants.js";
+import { changeFeedSuite } from "./change-feed.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -38,4 +39,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   mappingCoverageSuite,
   keysetSuite,
   tenantsSuite,
+  changeFeedSuite,
 ];

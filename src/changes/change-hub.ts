@@ -1,0 +1,195 @@
+import type { Database } from "../engines/database.js";
+import { ChangeLog } from "./change-log.js";
+import type { StoredChange } from "./change-record.js";
+import { onChangesAnnounced } from "./change-signal.js";
+
+/** How a process's readers of one database learn of new change records. */
+export interface ChangeHubOptions {
+  /**
+   * How often, in milliseconds, the hub looks for records committed by other processes (default 100). Records
+   * committed in this process wake it at once; a wake-up source (`addWakeUpSource`) makes polling a safety net.
+   */
+  readonly pollIntervalMs?: number;
+  /** How many of the newest records the hub keeps in memory for its readers (default 10,000). */
+  readonly bufferSize?: number;
+}
+
+/** Which records a reader of the hub wants. */
+export interface ChangeSelection {
+  /** Only records of these entities (class names); undefined: every entity. */
+  readonly entities?: ReadonlySet<string>;
+  /** Only records without a tenant or of this one; undefined: every tenant's. */
+  readonly tenant?: string;
+}
+
+/**
+ * Something outside the process that says new records committed (PostgreSQL's LISTEN, a Redis channel):
+ * `start` calls `wake` on each notification and answers how to stop.
+ */
+export type ChangeWakeUpSource = (wake: () => void) => Promise<() => Promise<void> | void>;
+
+const hubs = new WeakMap<Database, ChangeHub>();
+
+/**
+ * The readers of one database's change records in this process share one hub: it reads each new record once
+ * (woken by commits of this process, by a wake-up source, or by polling), keeps the newest in memory, and wakes
+ * its readers, who take them in position order; a reader behind what the memory holds reads from the database.
+ * The hub runs while it has readers.
+ */
+export class ChangeHub {
+  /** The change log read. */
+  readonly log: ChangeLog;
+  readonly #pollIntervalMs: number;
+  readonly #bufferSize: number;
+  readonly #listeners = new Set<() => void>();
+  readonly #sources: ChangeWakeUpSource[] = [];
+  #buffer: StoredChange[] = [];
+  /** The last position read from the database (every record up to it is in the buffer or older than it). */
+  #head = -1;
+  #started: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #stops: (() => Promise<void> | void)[] = [];
+  #reading: Promise<void> | undefined;
+  #again = false;
+
+  private constructor(database: Database, options: ChangeHubOptions) {
+    this.log = new ChangeLog(database);
+    this.#pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.#bufferSize = options.bufferSize ?? 10_000;
+  }
+
+  /** The hub of `database` in this process (made on first use, with `options` then). */
+  static of(database: Database, options: ChangeHubOptions = {}): ChangeHub {
+    let hub = hubs.get(database);
+    if (hub === undefined) hubs.set(database, (hub = new ChangeHub(database, options)));
+    return hub;
+  }
+
+  /** Adds a wake-up source, started with the hub (at once when it runs). */
+  addWakeUpSource(source: ChangeWakeUpSource): void {
+    this.#sources.push(source);
+    if (this.#started !== undefined) void this.#startSource(source);
+  }
+
+  /** The last position the hub has read (after `subscribe` resolved). */
+  get head(): number {
+    return this.#head;
+  }
+
+  /**
+   * Calls `listener` whenever new records were read; answers the unsubscribe. Resolves once the hub knows the
+   * head of the log.
+   */
+  async subscribe(listener: () => void): Promise<() => void> {
+    this.#listeners.add(listener);
+    try {
+      await (this.#started ??= this.#start());
+    } catch (error) {
+      this.#listeners.delete(listener);
+      throw error;
+    }
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.#stop();
+    };
+  }
+
+  /**
+   * At most `limit` records after `position` that `selection` wants, in position order: from memory when it
+   * holds every record after `position`, from the database otherwise. Records past the hub's head are not
+   * answered yet (the hub wakes its readers when it has read them).
+   */
+  async after(position: number, selection: ChangeSelection, limit: number): Promise<StoredChange[]> {
+    const buffer = this.#buffer;
+    const first = buffer.length === 0 ? this.#head + 1 : buffer[0].position;
+    if (position + 1 >= first) {
+      const out: StoredChange[] = [];
+      let index = buffer.length === 0 ? 0 : position + 1 - first;
+      for (; index < buffer.length && out.length < limit; index++) {
+        const change = buffer[index];
+        if (wants(selection, change)) out.push(change);
+      }
+      return out;
+    }
+    const read = await this.log.read({
+      after: position,
+      limit,
+      entities: selection.entities === undefined ? undefined : [...selection.entities],
+      tenant: selection.tenant,
+    });
+    return read.filter((change) => change.position <= this.#head);
+  }
+
+  /** Reads the records committed since the last read and wakes the readers (one read at a time; a call meanwhile reads again after it). */
+  wake(): void {
+    if (this.#started === undefined) return;
+    if (this.#reading !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = this.#readNew().finally(() => {
+      this.#reading = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      }
+    });
+  }
+
+  async #readNew(): Promise<void> {
+    let read = 0;
+    for (;;) {
+      let records: StoredChange[];
+      try {
+        records = await this.log.read({ after: this.#head, limit: 1000 });
+      } catch {
+        // The database is away: the next wake-up or poll tries again; the readers keep waiting.
+        return;
+      }
+      for (const record of records) {
+        // Positions are dense: a record not following the head means the log was purged past it; restart there.
+        if (record.position !== this.#head + 1) this.#buffer = [];
+        this.#buffer.push(record);
+        this.#head = record.position;
+      }
+      read += records.length;
+      if (this.#buffer.length > this.#bufferSize) this.#buffer = this.#buffer.slice(this.#buffer.length - this.#bufferSize);
+      if (records.length < 1000) break;
+    }
+    if (read > 0) for (const listener of this.#listeners) listener();
+  }
+
+  async #start(): Promise<void> {
+    const bounds = await this.log.bounds();
+    this.#head = bounds.head;
+    this.#buffer = [];
+    this.#stops.push(onChangesAnnounced(this.log.database, () => this.wake()));
+    this.#timer = setInterval(() => this.wake(), this.#pollIntervalMs);
+    this.#timer.unref();
+    for (const source of this.#sources) await this.#startSource(source);
+  }
+
+  async #startSource(source: ChangeWakeUpSource): Promise<void> {
+    try {
+      this.#stops.push(await source(() => this.wake()));
+    } catch {
+      // Polling still finds every record: a source that cannot start only makes them arrive later.
+    }
+  }
+
+  #stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    const stops = this.#stops;
+    this.#stops = [];
+    for (const stop of stops) void Promise.resolve(stop()).catch(() => undefined);
+    this.#started = undefined;
+    this.#buffer = [];
+  }
+}
+
+/** Whether `selection` wants `change`. */
+export function wants(selection: ChangeSelection, change: StoredChange): boolean {
+  if (selection.entities !== undefined && !selection.entities.has(change.entity)) return false;
+  return selection.tenant === undefined || change.tenant === null || change.tenant === selection.tenant;
+}
