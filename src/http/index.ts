@@ -85,6 +85,7 @@ export {
 } from "./crud/http-entity-writer.js";
 export { HttpEntityController, HttpEntityReadController } from "./crud/http-entity-controller.js";
 export { type ChangeStreamSettings, defaultChangeStreamSettings } from "./crud/change-stream.js";
+export { HttpChangesController } from "./crud/http-changes-controller.js";
 export { DatabaseReadiness } from "./crud/database-readiness.js";
 export { DatabasePoolFigures } from "./crud/database-pool-figures.js";
 export { HttpIdempotencyKey, purgeIdempotencyKeys } from "./crud/idempotency.js";

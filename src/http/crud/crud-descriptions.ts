@@ -70,6 +70,7 @@ export function entityRouteDescriptions(
       responseBody: schemaRef(`${entity}SelectPage`),
     },
   };
+  if (EntityMapping.of(entityClass).changeFeed !== undefined) operations.changes = changeStreamDescription(entity, tags, schemas);
   if (write) {
     const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)}, or the tag of If-Match, must be current)`;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: entityOnly };
@@ -122,4 +123,68 @@ export function entityRouteDescriptions(
     };
   }
   return { schemas, operations };
+}
+
+/** The name of the one component schema of a change record (the stream's `data:` and a webhook's body). */
+export const changeRecordSchemaName = "ChangeRecord";
+
+/** Adds the change record's schema to `schemas` and answers its reference. */
+export function addChangeRecordSchema(schemas: Record<string, JsonSchema>): JsonSchema {
+  schemas[changeRecordSchemaName] ??= {
+    type: "object",
+    description:
+      "One committed change of an entity with a change feed. `data` is the entity as the reader serializes it after the change (references as their ids); a delete has none.",
+    required: ["entity", "key", "action", "version"],
+    properties: {
+      entity: { type: "string", description: "The entity's name." },
+      key: { type: "integer", format: "int32", description: "The entity's primary key." },
+      action: { enum: ["insert", "update", "delete", "undelete"] },
+      version: { type: ["integer", "null"], format: "int32", description: "The entity's version after the change." },
+      data: { type: "object", description: "The entity after the change; absent for a delete." },
+    },
+  };
+  return schemaRef(changeRecordSchemaName);
+}
+
+/** The description of a change stream route (`GET {base}/changes`, or the server's for every entity). */
+export function changeStreamDescription(
+  what: string,
+  tags: readonly string[],
+  schemas: Record<string, JsonSchema>,
+): HttpOperationDescription {
+  const record = addChangeRecordSchema(schemas);
+  return {
+    tags,
+    summary: `The committed changes of ${what} as Server-Sent Events, resumable with Last-Event-ID.`,
+    description:
+      "Each event has an `id:` (increasing in delivery order) and one `data:` line holding a change record (schema `ChangeRecord`). " +
+      "Comments (`: heartbeat`) keep idle streams open. Resume after a disconnect with the `Last-Event-ID` header (or `lastEventId`); " +
+      "410 tells that changes after it were purged: read the data again and reopen without it. A client that leaves too much unread is cut and resumes.",
+    responseMediaTypes: ["text/event-stream"],
+    responseBody: { type: "string", description: "Server-Sent Events; each `data:` is a ChangeRecord.", "x-tenon-event-data": record },
+    answers: [HttpStatusCatalogue.gone.status],
+    parameters: [
+      {
+        name: "Last-Event-ID",
+        in: "header",
+        required: false,
+        description: "Resume after this event id.",
+        schema: { type: "string", pattern: "^[0-9]{1,15}$" },
+      },
+      {
+        name: "lastEventId",
+        in: "query",
+        required: false,
+        description: "Resume after this event id (for clients that cannot send the header).",
+        schema: { type: "string", pattern: "^[0-9]{1,15}$" },
+      },
+      {
+        name: "where",
+        in: "query",
+        required: false,
+        description: "A JSON array of conditions, as a select body's where, on the entity's filterable columns.",
+        schema: { type: "string" },
+      },
+    ],
+  };
 }

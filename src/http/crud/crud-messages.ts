@@ -65,6 +65,8 @@ export const CrudMessages = {
   badLastEventId: "The Last-Event-ID header (or the lastEventId parameter) must be an event id this stream sent: a non-negative integer.",
   changeWhereNotJson: "The where parameter must be a JSON array of conditions, as in a select body's where.",
   changesPurged: "The changes after this Last-Event-ID were purged: read the data again, then open the stream without Last-Event-ID.",
+  changeWhereOnEntityOnly:
+    "The where parameter filters an entity's own change stream ({base}/changes of the entity), not the stream of every entity.",
   noChangeFeed: (entity: string): string => `${entity} has no change feed.`,
   ifMatchRequired: "This write needs an If-Match header with the entity tag the entity was read with.",
 } as const;

@@ -58,6 +58,11 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
   static openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
     return entityRouteDescriptions(servedEntityOf(controller), false, schemas);
   }
+
+  /** The change stream (`GET {base}/changes`) exists for an entity with `@ChangeFeed` only (`HttpSelectiveController`). */
+  static servesRoute(controller: Function, methodName: string): boolean {
+    return methodName !== "changes" || EntityMapping.of(servedEntityOf(controller)).changeFeed !== undefined;
+  }
   /** The request's session (usually created lazily by the application's context class). */
   protected abstract get httpContext(): HttpContext;
 

@@ -291,7 +291,9 @@ function buildOperation(
     ...(described?.description !== undefined || notes.length > 0
       ? { description: [described?.description, notes.join(" ")].filter((text) => text !== undefined && text !== "").join("\n\n") }
       : {}),
-    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(parameters.length > 0 || described?.parameters !== undefined
+      ? { parameters: [...parameters, ...(described?.parameters ?? [])] }
+      : {}),
     responses,
     "x-tenon-areas": [...route.areas],
   };

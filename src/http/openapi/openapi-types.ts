@@ -48,6 +48,8 @@ export interface HttpOperationFacts<Body> {
 export interface HttpOperationDescription extends HttpOperationFacts<JsonSchema> {
   /** The success answer carries the entity's `ETag` header (the generic controllers of a versioned entity). */
   readonly etag?: boolean;
+  /** Parameter objects besides the path's placeholders (query parameters and request headers). */
+  readonly parameters?: readonly JsonSchema[];
 }
 
 /** The routes' bodies of one controller class, and the schemas they refer to (`#/components/schemas/<name>`). */

@@ -21,6 +21,14 @@ interface Collected {
   areasOf: readonly string[] | undefined;
 }
 
+/**
+ * A controller class that serves only some of the routes it declares: `servesRoute` answers, once when the
+ * class is registered, whether the route of the method `methodName` exists for `controller` (a subclass).
+ */
+export interface HttpSelectiveController {
+  servesRoute(controller: Function, methodName: string): boolean;
+}
+
 /** The `@Uri` of the class or of its nearest ancestor that has one. @internal */
 export function controllerUriOf(controller: Function): string | undefined {
   for (let c: unknown = controller; typeof c === "function"; c = Object.getPrototypeOf(c)) {
@@ -33,7 +41,8 @@ export function controllerUriOf(controller: Function): string | undefined {
 /**
  * The routes of a controller class. A method overriding a decorated one keeps its routes unless it declares
  * its own, inherits its areas and its authorization type unless it states one. A
- * method with no area of its own takes those of the methods its `areasOf` option names.
+ * method with no area of its own takes those of the methods its `areasOf` option names. A route that the
+ * class says it does not serve (`HttpSelectiveController`) is left out.
  * @internal
  */
 export function controllerRoutesOf(controller: Function): ControllerRoute[] {
@@ -77,8 +86,10 @@ export function controllerRoutesOf(controller: Function): ControllerRoute[] {
   }
 
   const routes: ControllerRoute[] = [];
+  const serves = (controller as Partial<HttpSelectiveController>).servesRoute;
   for (const [methodName, collected] of byName) {
     if (collected.verbs === undefined) continue;
+    if (serves !== undefined && !serves.call(controller, controller, methodName)) continue;
     const own = collected.areas.length > 0 || collected.areasOf === undefined ? collected.areas : borrowedAreas(byName, collected.areasOf);
     const areas = [...new Set([...classAreas, ...own])];
     for (const verb of collected.verbs) {

@@ -26,8 +26,9 @@ export class OpenStreams {
     res.once("close", onClose);
     const sink: HttpStreamSink = {
       write: (text) => (res.destroyed || res.writableEnded ? false : res.write(text)),
+      // What waits in the response's own queue and in its socket's (where node:http puts what it sends).
       get pendingBytes() {
-        return res.writableLength;
+        return res.writableLength + (res.socket?.writableLength ?? 0);
       },
       signal: controller.signal,
     };
