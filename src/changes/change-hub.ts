@@ -7,7 +7,8 @@ import { onChangesAnnounced } from "./change-signal.js";
 export interface ChangeHubOptions {
   /**
    * How often, in milliseconds, the hub looks for records committed by other processes (default 100). Records
-   * committed in this process wake it at once; a wake-up source (`addWakeUpSource`) makes polling a safety net.
+   * committed in this process wake it at once; with a wake-up source (PostgreSQL's notifications, or one given
+   * to `addWakeUpSource`) it polls only every 2 seconds, as a safety net.
    */
   readonly pollIntervalMs?: number;
   /** How many of the newest records the hub keeps in memory for its readers (default 10,000). */
@@ -29,6 +30,8 @@ export interface ChangeSelection {
 export type ChangeWakeUpSource = (wake: () => void) => Promise<() => Promise<void> | void>;
 
 const hubs = new WeakMap<Database, ChangeHub>();
+/** How often a hub with a wake-up source polls all the same, in milliseconds. */
+const safetyPollMs = 2_000;
 
 /**
  * The readers of one database's change records in this process share one hub: it reads each new record once
@@ -164,16 +167,24 @@ export class ChangeHub {
     this.#head = bounds.head;
     this.#buffer = [];
     this.#stops.push(onChangesAnnounced(this.log.database, () => this.wake()));
-    this.#timer = setInterval(() => this.wake(), this.#pollIntervalMs);
+    const database = this.log.database;
+    let listening = false;
+    if (database.listenForChanges !== undefined)
+      listening = await this.#startSource((wake) => database.listenForChanges?.(wake) ?? Promise.resolve(() => undefined));
+    for (const source of this.#sources) listening = (await this.#startSource(source)) || listening;
+    // With notifications, polling is a safety net for a lost listener, not the way changes arrive.
+    this.#timer = setInterval(() => this.wake(), listening ? Math.max(this.#pollIntervalMs, safetyPollMs) : this.#pollIntervalMs);
     this.#timer.unref();
-    for (const source of this.#sources) await this.#startSource(source);
   }
 
-  async #startSource(source: ChangeWakeUpSource): Promise<void> {
+  /** Starts a wake-up source; false when it could not start. */
+  async #startSource(source: ChangeWakeUpSource): Promise<boolean> {
     try {
       this.#stops.push(await source(() => this.wake()));
+      return true;
     } catch {
       // Polling still finds every record: a source that cannot start only makes them arrive later.
+      return false;
     }
   }
 

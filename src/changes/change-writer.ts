@@ -92,6 +92,8 @@ export const changeWriter: ChangeRecorder = {
       }
       await connection.execute(statements.insert(chunk.length), parameters);
     }
+    const notification = session.database.dialect.changeNotification;
+    if (notification !== undefined) await connection.execute(notification, []);
   },
 
   committed(session: Context): void {

@@ -70,6 +70,12 @@ export interface Database {
    * (for metrics). Optional: the embedded engine, with its one shared connection, has none.
    */
   poolFigures?(): { readonly inUse: number; readonly idle: number; readonly waiting: number };
+  /**
+   * Calls `onNotify` whenever a transaction that wrote change records commits, in any process, through a
+   * connection of its own kept for it; answers how to stop. Optional: an engine without notifications has
+   * none, and the change feed's readers poll. A lost listening connection is not reopened (polling goes on).
+   */
+  listenForChanges?(onNotify: () => void): Promise<() => Promise<void>>;
   /** Closes every connection. Call it on every path that ends the process, after the server has stopped. */
   close(): Promise<void>;
 }

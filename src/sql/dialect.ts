@@ -45,6 +45,11 @@ export interface Dialect {
   likePattern(pattern: string): string;
   /** Converts a constant of a `@WhereClause` parameter or an `addWhere` parameter to what the driver binds. */
   toParameter(value: unknown): unknown;
+  /**
+   * The statement a transaction that wrote change records sends before COMMIT, so that the listeners of
+   * `Database.listenForChanges` hear of it when (and only if) it commits; absent where the engine has none.
+   */
+  readonly changeNotification?: string;
   /** What the schema tool needs of the engine (column types, DDL forms, the catalogue); absent where it cannot write schemas. */
   readonly schema?: SchemaDialect;
 }

@@ -2,7 +2,7 @@ import pg from "pg";
 import { defaultStatementTimeout } from "../database.js";
 import { PooledDatabase, type ServerDatabaseOptions } from "../pooled-database.js";
 import { PostgresConnection } from "./postgres-connection.js";
-import { PostgresDialect } from "./postgres-dialect.js";
+import { changeChannel, PostgresDialect } from "./postgres-dialect.js";
 import { cannotConnect, databaseClosed, notAUrl } from "./postgres-errors.js";
 
 /**
@@ -94,6 +94,24 @@ export class PostgresDatabase extends PooledDatabase<PostgresConnection> {
 
   protected endPool(): Promise<void> {
     return this.#pool.end();
+  }
+
+  /** @inheritdoc A client of its own, outside the pool, runs `LISTEN` on the change channel. */
+  async listenForChanges(onNotify: () => void): Promise<() => Promise<void>> {
+    const client = new pg.Client(this.#pool.options);
+    // A listening connection that dies is given up: the readers' polling still finds every change.
+    client.on("error", () => undefined);
+    client.on("notification", (message) => {
+      if (message.channel === changeChannel) onNotify();
+    });
+    await client.connect();
+    try {
+      await client.query(`LISTEN ${changeChannel}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return () => client.end().catch(() => undefined);
   }
 
   /** @internal The prepared-statement name of an SQL text, or undefined when statements are not prepared. */

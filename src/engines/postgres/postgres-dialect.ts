@@ -8,7 +8,13 @@ import { PostgresSchemaDialect } from "./postgres-schema-dialect.js";
  * becomes `"companies"`, the same table that `CREATE TABLE Companies` made. Placeholders are `$1`, `$2`...;
  * dates are `timestamptz` written as ISO-8601 UTC text; int64 travels as text and comes back as bigint.
  */
+/** The channel of the change feed's notifications (`NOTIFY` at commit, `LISTEN` in every reading process). */
+export const changeChannel = "tenon_changes";
+
 export class PostgresDialect extends StandardDialect {
+  /** @inheritdoc A notification is delivered at COMMIT, and dropped with a rollback. */
+  readonly changeNotification = `NOTIFY ${changeChannel}`;
+
   /** @inheritdoc */
   override readonly name = "postgres";
 
