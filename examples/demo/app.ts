@@ -8,11 +8,13 @@ import {
   JsonLinesLogWriter,
 } from "tenon/http";
 import { ApiDocsController } from "./api-docs.js";
+import { ChangesViewController } from "./changes-view.js";
 import { DemoAuthentication } from "./authentication.js";
 import {
   AdminController,
   CompanyController,
   EmployeeController,
+  ChangesController,
   EmployeeDirectoryController,
   HealthController,
   LogonController,
@@ -90,6 +92,10 @@ export async function createDemoServer(options: DemoOptions): Promise<HttpServer
   server.registerController(EmployeeController, "/employees");
   server.registerController(OrderController, "/orders");
   server.registerController(EmployeeDirectoryController, "/employee-directory");
+  // GET /api/changes: the changes of companies and orders as Server-Sent Events (each entity has its own too).
+  server.registerController(ChangesController, "/changes");
+  // GET /api/changes-view: a page that shows them arriving (EventSource), anonymous; it logs on itself.
+  server.registerController(ChangesViewController);
   // GET /api/openapi.json: the OpenAPI 3.1 document, anonymous, built on the first request (docs/openapi.md).
   server.serveOpenApi("/openapi.json", { title: "Tenon demo", version: "1.0.0" });
   // GET /api/docs: the API reference page (Swagger UI), anonymous, served offline.

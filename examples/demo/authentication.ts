@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { BearerAuthentication, constantTimeEquals, HttpUser, JwtKeyring, type JwtPayload } from "tenon/http";
+import { BearerAuthentication, constantTimeEquals, HttpUser, JwtKeyring, type JwtPayload, type HttpRequest } from "tenon/http";
 import type { DemoContext } from "./demo-context.js";
 
 /** A demo user: name, password, areas and tenant. */
@@ -52,6 +52,17 @@ export function issueDemoToken(user: DemoUser): Promise<string> {
 export class DemoAuthentication extends BearerAuthentication<DemoContext> {
   protected get keyring(): JwtKeyring {
     return demoKeyring();
+  }
+
+  /**
+   * The bearer token, or on a change stream (`GET .../changes`) the `access_token` parameter: a browser's
+   * EventSource cannot send the header. Never elsewhere, where a token in an address would be copied around.
+   */
+  protected override tokenOf(request: HttpRequest): string | undefined {
+    const fromHeader = super.tokenOf(request);
+    if (fromHeader !== undefined || request.method !== "GET" || !request.path.endsWith("/changes")) return fromHeader;
+    const token = request.param("access_token");
+    return token !== undefined && /^[A-Za-z0-9._~+/-]+=*$/.test(token) ? token : undefined;
   }
 
   protected isValid(payload: JwtPayload): HttpUser | undefined {

@@ -4,6 +4,7 @@ import {
   AuthorizationType,
   Get,
   HttpAuthorizationType,
+  HttpChangesController,
   HttpController,
   HttpEntityController,
   HttpEntityReadController,
@@ -12,6 +13,7 @@ import {
   Post,
   Uri,
   type HttpContext,
+  type HttpControllerClass,
   type HttpEntityBulkResult,
   type HttpEntityDeleted,
   type HttpEntityPage,
@@ -206,6 +208,14 @@ function sameLine(stored: OrderLine, line: OrderLine): boolean {
 @Area("read")
 export class EmployeeDirectoryController extends HttpEntityReadController<DemoContext, EmployeeDirectory> {
   protected readonly entityClass: EntityClass<EmployeeDirectory> = EmployeeDirectory;
+  protected get httpContext(): HttpContext {
+    return this.context.orm;
+  }
+}
+
+/** /changes: the changes of companies and orders in one stream, for a caller with the area read (docs/changes.md). */
+export class ChangesController extends HttpChangesController<DemoContext> {
+  protected readonly feeds: readonly HttpControllerClass<DemoContext>[] = [CompanyController, OrderController];
   protected get httpContext(): HttpContext {
     return this.context.orm;
   }

@@ -1,5 +1,6 @@
 import {
   BeforeInsert,
+  ChangeFeed,
   BeforeUpdate,
   Column,
   CreatedAt,
@@ -35,11 +36,13 @@ import {
 
 /**
  * A customer company. Deleting one is a soft delete, refused while it has employees. Every demo entity belongs
- * to a tenant (`@TenantColumn`): a caller reads and writes only its own tenant's rows (docs/entities.md).
+ * to a tenant (`@TenantColumn`): a caller reads and writes only its own tenant's rows (docs/entities.md). Every
+ * committed change goes out on its change feed (`GET /api/companies/changes`, docs/changes.md).
  */
 @Table("Companies")
 @Sequence("CompaniesID")
 @Relation("Employees", "CompanyID", false)
+@ChangeFeed()
 export class Company {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @TenantColumn @Column("TenantID", Type.varchar(50)) tenantId = "";
@@ -102,6 +105,7 @@ export class OrderLine {
 @Table("Orders")
 @Sequence("OrdersID")
 @Relation("OrderLines", "OrderID", true)
+@ChangeFeed()
 export class Order {
   @PrimaryKey @Column("ID", Type.int32) id = 0;
   @TenantColumn @Column("TenantID", Type.varchar(50)) tenantId = "";

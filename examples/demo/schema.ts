@@ -8,6 +8,9 @@ export const demoEntities: readonly EntityClass[] = [Company, Employee, Order, O
 /** The table of Tenon's own that `SchemaOptions.idempotencyKeys` adds (dropped with the demo's tables on reset). */
 const idempotencyKeysTable = "tenon_idempotency_keys";
 
+/** The tables of Tenon's own that `SchemaOptions.changeFeed` adds (dropped with the demo's tables on reset). */
+const changeFeedTables = ["tenon_changes", "tenon_change_counter"];
+
 /** The SQLite `user_version` from which the demo's money columns hold cents (docs/engines.md). */
 const sqliteMoneyInCents = 1;
 
@@ -50,11 +53,13 @@ export async function ensureDemoSchema(context: Context, reset: boolean): Promis
         await context.execute(`DROP SEQUENCE IF EXISTS ${q(mapping.sequenceName)}`);
     if (schema?.keyTable !== undefined) await context.execute(`DROP TABLE IF EXISTS ${q(schema.keyTable.name)}`);
     await context.execute(`DROP TABLE IF EXISTS ${q(idempotencyKeysTable)}`);
+    for (const table of changeFeedTables) await context.execute(`DROP TABLE IF EXISTS ${q(table)}`);
   }
   // MariaDB's sequences take the Galera form (INCREMENT BY 0), so the demo runs on a cluster as on one server,
   // where such a sequence counts 1, 2, 3 like any other.
-  // idempotencyKeys: Tenon's table of Idempotency-Key answers (docs/crud.md), which every process shares.
-  const options: SchemaOptions = { galera: schema?.galeraSequences === true, idempotencyKeys: true };
+  // idempotencyKeys: Tenon's table of Idempotency-Key answers (docs/crud.md), which every process shares;
+  // changeFeed: the change records of companies and orders (docs/changes.md).
+  const options: SchemaOptions = { galera: schema?.galeraSequences === true, idempotencyKeys: true, changeFeed: true };
   const applied = await Schema.apply(database, demoEntities, options);
   const companies = EntityMapping.of(Company).tableName;
   const created = applied.differences.some((difference) => difference.kind === "missingTable" && difference.table === companies);

@@ -12,6 +12,7 @@ import { defineDemoBulkTests } from "./demo-bulk.js";
 import { defineDemoIdempotencyTests } from "./demo-idempotency.js";
 import { defineDemoDataApiTests } from "./demo-data-api.js";
 import { defineDemoTenantTests } from "./demo-tenants.js";
+import { defineDemoChangeTests } from "./demo-changes.js";
 import { OpenApiContract } from "./openapi-contract.js";
 
 type Row = Record<string, unknown>;
@@ -561,6 +562,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
     defineDemoIdempotencyTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
     defineDemoDataApiTests({ call, ok, expectError });
     defineDemoTenantTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
+    defineDemoChangeTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, { port: () => demo.port, token: (user) => tokens[user] });
 
     test("HEAD answers each GET route with the GET's status and headers and no body, to callers with and without rights", async () => {
       for (const [path, user] of [

@@ -20,14 +20,23 @@ export abstract class BearerAuthentication<C> extends HttpAuthentication<C> {
    */
   protected abstract isValid(payload: JwtPayload): boolean | HttpUser | undefined | Promise<boolean | HttpUser | undefined>;
 
+  /**
+   * The token a request carries: that of `Authorization: Bearer <token>`, or undefined. Override to accept
+   * another place too, such as the `access_token` query parameter of a request a browser's `EventSource` makes
+   * (it cannot send headers); the parameter is redacted in the request log.
+   */
+  protected tokenOf(request: HttpRequest): string | undefined {
+    const header = request.header("authorization") ?? "";
+    return /^bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header)?.[1];
+  }
+
   /** Verifies the token and fills `request.user`, or throws `HttpUnauthorizedError`. */
   async check(request: HttpRequest): Promise<void> {
-    const header = request.header("authorization") ?? "";
-    const match = /^bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);
-    if (match === null) throw new HttpUnauthorizedError(this.challenge, HttpMessages.noBearerToken);
+    const token = this.tokenOf(request);
+    if (token === undefined) throw new HttpUnauthorizedError(this.challenge, HttpMessages.noBearerToken);
     let payload: JwtPayload;
     try {
-      payload = await this.keyring.verify(match[1]);
+      payload = await this.keyring.verify(token);
     } catch (error) {
       throw new HttpUnauthorizedError(`${this.challenge} error="invalid_token"`, HttpMessages.invalidBearerToken((error as Error).message));
     }
