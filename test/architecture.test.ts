@@ -167,3 +167,23 @@ describe("the front door and the documents link only to what exists", () => {
     assert.deepEqual(relativeLinks("[a](docs/x.md#y) [b](https://e.example) [c](#top) [d](../z/) [e](mailto:x@y)"), ["docs/x.md", "../z/"]);
   });
 });
+
+/** TypeScript source reduced to its code: comments, whitespace and semicolons dropped. */
+function codeOf(source: string): string {
+  return source
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/\/\/[^\n]*/g, "")
+    .replace(/[\s;]+/g, "");
+}
+
+describe("the README's example is the one the package test compiles and runs", () => {
+  it("README's ten lines and examples/readme/ten-lines.ts are the same code, but for the database file and the start wrapped in main()", () => {
+    const readme = readFileSync(join(repositoryRoot, "README.md"), "utf8");
+    const block = /## Ten lines\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block !== undefined, "README.md has a `## Ten lines` section with a ts block");
+    const example = readFileSync(join(repositoryRoot, "examples", "readme", "ten-lines.ts"), "utf8")
+      .replace('filename: ":memory:"', 'filename: "data/app.sqlite"')
+      .replace(/export async function main\(\): Promise<void> \{\s*(await server\.start\(\);)\s*\}/, "$1");
+    assert.equal(codeOf(block), codeOf(example));
+  });
+});
