@@ -4,6 +4,7 @@
 // which on a busy VM counted too few requests to mean anything). The environment reaches the server, so
 //   BENCH_METRICS=1 BENCH_TRACING=1 node bench/instructions.mjs --scenario S2
 // measures metrics and tracing on (docs/operations.md; BENCH_TRACING=sdk registers the OpenTelemetry SDK).
+// `--log` registers the JSON-lines log writer (to a temporary file), as the S6 scenario does: the logging path.
 // `--keep` keeps callgrind's output to see where the instructions went. Needs valgrind; `npm run build` first.
 import fs from "node:fs";
 import http from "node:http";
@@ -19,6 +20,7 @@ const { values: o } = parseArgs({
     warmup: { type: "string", default: "15000" },
     count: { type: "string", default: "20000" },
     keep: { type: "boolean", default: false },
+    log: { type: "boolean", default: false },
   },
 });
 const paths = { S1: "/api/health", S2: "/api/companies/42" };
@@ -56,7 +58,15 @@ const { instructions: total } = await countUnderCallgrind({
   args: tenon.args,
   cwd: BENCH_DIR,
   outFile,
-  env: { ...process.env, NODE_ENV: "production", BENCH_DB: "sqlite", BENCH_SQLITE_PATH: data, BENCH_LOG: "", BENCH_ROUTES: "0" },
+  env: {
+    ...process.env,
+    NODE_ENV: "production",
+    BENCH_DB: "sqlite",
+    BENCH_SQLITE_PATH: data,
+    BENCH_LOG: o.log ? "file" : "",
+    BENCH_LOG_FILE: path.join(TMP, `instructions-fixed-${process.pid}.log`),
+    BENCH_ROUTES: "0",
+  },
   warm: (port) => load(port, Number(o.warmup)),
   counted: (port) => load(port, Number(o.count)),
   keep: o.keep,
@@ -64,5 +74,5 @@ const { instructions: total } = await countUnderCallgrind({
 if (o.keep) console.log(`callgrind output kept: ${outFile}* (callgrind_annotate --inclusive=no <file>)`);
 const loadAverage = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 console.log(
-  `${o.scenario} Tenon: ${Math.round(total / Number(o.count)).toLocaleString("en")} instructions per request (${o.count} counted after ${o.warmup}; load ${loadAverage})`,
+  `${o.scenario}${o.log ? " with the log writer" : ""} Tenon: ${Math.round(total / Number(o.count)).toLocaleString("en")} instructions per request (${o.count} counted after ${o.warmup}; load ${loadAverage})`,
 );

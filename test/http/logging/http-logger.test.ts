@@ -4,7 +4,7 @@ import { HttpLogger } from "../../../src/http/logging/http-logger.js";
 import { HttpLogParameters } from "../../../src/http/logging/http-log-parameters.js";
 import { HttpLogWriter } from "../../../src/http/logging/http-log-writer.js";
 import type { LoggedRequest } from "../../../src/http/logging/http-log-capture.js";
-import { delay, fakeRequest, Gate, Recording, recordingWriter } from "./recording-writer.js";
+import { delay, eventually, fakeRequest, Gate, Recording, recordingWriter } from "./recording-writer.js";
 
 const response = { statusCode: 200, content: '{"ok":true}', contentType: "application/json", contentEncoding: "" };
 
@@ -130,7 +130,7 @@ test("a full queue rejects the newest entries and reports the exact count per ho
     ),
   );
   for (let i = 0; i < 20; i++) logger.logRequest(fakeRequest({ uri: `/r/${i}`, host: i % 2 === 0 ? "Tenant-A.example" : "" }));
-  await delay(20);
+  await eventually(() => gate.waiting === 1);
   assert.equal(gate.waiting, 1, "one entry taken, held by the writer");
   gate.open();
   await recording.until(() => recording.discardedCount === 15 && recording.requests.length === 5);
@@ -152,7 +152,7 @@ test("discards are reported on a timer while the consumer is still busy", async 
     new HttpLogger(recordingWriter(recording, { gate: gate.wait }), new HttpLogParameters({ queueCapacity: 2, discardReportInterval: 20 })),
   );
   logger.logRequest(fakeRequest({ uri: "/held" }));
-  await delay(20);
+  await eventually(() => gate.waiting === 1);
   assert.equal(gate.waiting, 1);
   for (let i = 0; i < 5; i++) logger.logRequest(fakeRequest({ uri: `/r/${i}`, host: "a.test" }));
   await delay(150);
@@ -174,7 +174,8 @@ test("the default writeDiscarded and writeError forward to writeAction with a fo
   );
   const request = fakeRequest({ host: "shop.test" });
   logger.logError(request, { ...response, statusCode: 500 }, "task-1", new TypeError("bad", { cause: new RangeError("first") }));
-  await delay(20);
+  // The error entry has left the queue (its action is written) before the queue of one is filled.
+  await recording.until(() => recording.actions.length === 1);
   logger.logRequest(request);
   logger.logRequest(request);
   gate.open();

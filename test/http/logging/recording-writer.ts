@@ -150,3 +150,11 @@ export function fakeRequest(fields: Partial<Omit<LoggedRequest, "body">> & { bod
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Resolves once `test` holds, checked every 5 ms; rejects after `ms` (a busy machine may take its time). */
+export async function eventually(test: () => boolean, ms = 10000): Promise<void> {
+  for (let waited = 0; !test(); waited += 5) {
+    if (waited >= ms) throw new Error(`condition not reached in ${ms} ms`);
+    await delay(5);
+  }
+}
