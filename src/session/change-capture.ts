@@ -12,7 +12,6 @@ export type ChangeAction = "insert" | "update" | "delete" | "undelete";
  * only this seam, so that the JSON and the records stay above it). The session calls `capture` right after the
  * statements of a write ran in its transaction, keeps what it answers, and calls `flush` once with everything
  * kept just before COMMIT, then `committed` after it; a rolled-back transaction drops what was kept.
- * @internal
  */
 export interface ChangeRecorder {
   /**
