@@ -57,6 +57,11 @@ export interface WriteLoadOptions {
   readonly requestTimeoutMs?: number;
   /** Keeps the clients writing past `durationMs` until this settles (a fault injected during the load, say). */
   readonly extendUntil?: Promise<unknown>;
+  /**
+   * Keeps each client writing past `durationMs` until it has logged this many writes (default 0), so that a
+   * machine busy with other work still yields a load of a known size instead of a load-dependent one.
+   */
+  readonly minWritesPerClient?: number;
   /** Called when a write has been logged (for tests that inject a fault at some point of the load). */
   readonly onWrite?: (write: LoggedWrite) => void;
 }
@@ -142,7 +147,10 @@ export async function runWriteLoad(options: WriteLoadOptions): Promise<WriteLog>
   async function client(index: number): Promise<void> {
     const records: KnownRecord[] = [];
     let inserted = 0;
-    while (Date.now() < deadline || extended) {
+    let logged = 0;
+    const minWrites = options.minWritesPerClient ?? 0;
+    while (Date.now() < deadline || extended || logged < minWrites) {
+      logged++;
       const live = records.filter((record) => !record.deleted && !record.doubtful);
       const dice = Math.random();
       if (live.length === 0 || dice < 0.4) {
