@@ -94,5 +94,9 @@ export { ChangeFeed, type ChangeFeedOptions } from "./mapping/change-feed-decora
 export type { ChangeRecord, StoredChange, ChangeAction } from "./changes/change-record.js";
 export { ChangeLog, type ChangeQuery, type ChangeBounds, type ChangePurge } from "./changes/change-log.js";
 export { ChangeHub, type ChangeHubOptions, type ChangeSelection, type ChangeWakeUpSource } from "./changes/change-hub.js";
+export { ChangeWebhooks, type ChangeWebhooksOptions, type DeadLetterQuery } from "./changes/change-webhooks.js";
+export type { WebhookSubscription } from "./changes/webhook-subscription.js";
+export type { WebhookDeadLetter } from "./changes/webhook-store.js";
+export { WebhookSignature, type WebhookSignedHeaders } from "./changes/webhook-signature.js";
 // Installs the change feed's recorder in the session: every entity with @ChangeFeed writes its records.
 import "./changes/change-writer.js";

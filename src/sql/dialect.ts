@@ -50,6 +50,12 @@ export interface Dialect {
    * `Database.listenForChanges` hear of it when (and only if) it commits; absent where the engine has none.
    */
   readonly changeNotification?: string;
+  /**
+   * An SQL expression of the database server's clock: milliseconds since the epoch, as an integer. Leases
+   * (the webhooks' one deliverer per subscription) compare expiries with it, so that the processes of several
+   * machines agree on time through one clock. Absent where the engine has none (webhooks are then refused).
+   */
+  readonly currentMillis?: string;
   /** What the schema tool needs of the engine (column types, DDL forms, the catalogue); absent where it cannot write schemas. */
   readonly schema?: SchemaDialect;
 }

@@ -14,6 +14,9 @@ export class MariaDbDialect extends StandardDialect {
   override readonly name = "mariadb";
 
   /** @inheritdoc */
+  readonly currentMillis = "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+
+  /** @inheritdoc */
   override readonly schema = new MariaDbSchemaDialect();
 
   /** @inheritdoc */

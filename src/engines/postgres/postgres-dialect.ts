@@ -19,6 +19,9 @@ export class PostgresDialect extends StandardDialect {
   override readonly name = "postgres";
 
   /** @inheritdoc */
+  readonly currentMillis = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+
+  /** @inheritdoc */
   override readonly schema = new PostgresSchemaDialect();
 
   /** @inheritdoc PostgreSQL sorts NULL as the highest value. */

@@ -17,6 +17,9 @@ export class SqliteDialect extends StandardDialect {
   override readonly name = "sqlite";
 
   /** @inheritdoc */
+  readonly currentMillis = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+
+  /** @inheritdoc */
   override readonly schema = new SqliteSchemaDialect();
 
   /** @inheritdoc */
