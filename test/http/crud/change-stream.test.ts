@@ -22,6 +22,7 @@ import {
   type HttpRequest,
 } from "tenon/http";
 import { SqliteDatabase } from "tenon/sqlite";
+import { Validator } from "@seriousme/openapi-schema-validator";
 
 /** A tenant's ticket with a change feed. */
 @Table("Tickets")
@@ -257,6 +258,7 @@ before(async () => {
   server.registerController(Notices, "/notices");
   server.registerController(Plains, "/plains");
   server.registerController(AllChanges, "/changes");
+  server.serveOpenApi("/openapi.json", { title: "Changes", version: "1.0.0" });
   await server.start();
   port = server.port;
 });
@@ -468,6 +470,24 @@ describe("GET {base}/changes", () => {
     const [seen] = await writerOnly.waitFor(1);
     writerOnly.close();
     assert.equal(seen.data.key, (noticeTwo.json as Record<string, unknown>).id);
+  });
+
+  test("the OpenAPI document describes the webhook delivery with the stream's ChangeRecord schema, and validates as OpenAPI 3.1", async () => {
+    const answer = await fetch(`http://127.0.0.1:${port}/api/openapi.json`, { headers: { "X-User": north } });
+    assert.equal(answer.status, 200);
+    const document = (await answer.json()) as {
+      webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> }; parameters: { name: string }[] } }>;
+      components: { schemas: Record<string, { required: string[] }> };
+    };
+    const post = document.webhooks.changeRecord.post;
+    assert.deepEqual(post.requestBody.content["application/json"].schema, { $ref: "#/components/schemas/ChangeRecord" });
+    assert.deepEqual(
+      post.parameters.map((parameter) => parameter.name),
+      ["webhook-id", "webhook-timestamp", "webhook-signature", "tenon-subscription", "tenon-attempt"],
+    );
+    assert.deepEqual(document.components.schemas.ChangeRecord.required, ["entity", "key", "action", "version"]);
+    const result = await new Validator().validate(structuredClone(document) as never);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
   });
 
   test("stopping the server ends the open streams instead of waiting for their clients", async () => {
