@@ -170,7 +170,11 @@ export const changeWebhooks: Readonly<Record<string, Readonly<Record<string, unk
         "the timeout, is a failed attempt.",
       operationId: "changeWebhook",
       parameters: [
-        webhookHeader("webhook-id", "The event's id (its position in the change log; the same on every retry and replay).", "^[0-9]{1,15}$"),
+        webhookHeader(
+          "webhook-id",
+          "The event's id (its position in the change log; the same on every retry and replay).",
+          "^[0-9]{1,15}$",
+        ),
         webhookHeader("webhook-timestamp", "When the attempt was sent, in seconds since the epoch.", "^[0-9]{1,12}$"),
         webhookHeader("webhook-signature", "`v1,` and the base64 signature.", "^v1,[A-Za-z0-9+/=]+$"),
         webhookHeader("tenon-subscription", "The subscription's name.", "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"),
