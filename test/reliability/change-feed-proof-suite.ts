@@ -187,6 +187,15 @@ interface LoadLog {
   readonly unanswered: number;
 }
 
+/** What the proof application answers to a write (the fields the clients read). */
+interface Answered {
+  readonly id: number;
+  readonly versionId: number;
+  readonly rolledBack: boolean;
+  readonly inserted: readonly { readonly id: number; readonly versionId: number }[];
+  readonly updated: readonly { readonly versionId: number }[];
+}
+
 /** One client's item, as far as it knows. */
 interface Known {
   readonly id: number;
@@ -207,7 +216,7 @@ async function runLoad(base: string, writes: number, clients: number, onProgress
     sent: 0,
     unanswered: 0,
   };
-  const send = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+  const send = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Answered }> => {
     try {
       const response = await fetch(`${base}${path}`, {
         method,
@@ -216,10 +225,10 @@ async function runLoad(base: string, writes: number, clients: number, onProgress
         signal: AbortSignal.timeout(60_000),
       });
       const text = await response.text();
-      return { status: response.status, json: text === "" ? undefined : JSON.parse(text) };
+      return { status: response.status, json: (text === "" ? {} : JSON.parse(text)) as Answered };
     } catch {
       log.unanswered++;
-      return { status: 0, json: undefined };
+      return { status: 0, json: {} as Answered };
     }
   };
   const client = async (index: number): Promise<void> => {
@@ -246,11 +255,7 @@ async function runLoad(base: string, writes: number, clients: number, onProgress
           rollback,
         });
         if (answer.status !== 200) continue;
-        const result = answer.json as {
-          rolledBack: boolean;
-          inserted: { id: number; versionId: number }[];
-          updated: { versionId: number }[];
-        };
+        const result = answer.json;
         if (result.rolledBack) {
           log.rolledBack++;
           for (const inserted of inserts) log.rolledBackNames.add(inserted);
