@@ -12,11 +12,11 @@
 // and 60 s.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { request as httpRequest } from "node:http";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 import { ChangeWebhooks, WebhookSignature } from "tenon";
 import type { DemoDatabase, DemoEngine } from "../demo/demo-engines.js";
+import { ResumingSubscriber } from "../support/resuming-subscriber.js";
 import { WebhookReceiver, type ReceivedAttempt } from "../support/webhook-receiver.js";
 import { openProofDatabase, ProofItem, proofSubscriptions } from "./change-feed-model.js";
 
@@ -34,96 +34,6 @@ export interface ProofSize {
 /** The sizes of `npm test` and of TENON_LONG=1. */
 export function proofSize(ci: ProofSize): ProofSize {
   return long ? { writes: 10_000, downMs: 60_000 } : ci;
-}
-
-/** One event a subscriber received. */
-interface StreamEvent {
-  readonly id: number;
-  readonly record: { entity: string; key: number; action: string; version: number; data?: { name?: string } };
-}
-
-/** A stream reader that disconnects every so many events (and whenever it is cut) and resumes with Last-Event-ID. */
-class ResumingSubscriber {
-  readonly events: StreamEvent[] = [];
-  connections = 0;
-  #stopped = false;
-  #current: ReturnType<typeof httpRequest> | undefined;
-  readonly #port: number;
-  readonly #user: string;
-  readonly #every: readonly [number, number];
-  #opened: () => void = () => undefined;
-  /** Resolves once the first stream is open (its head arrived). */
-  readonly opened = new Promise<void>((resolve) => (this.#opened = resolve));
-  readonly done: Promise<void>;
-
-  constructor(port: number, user: string, every: readonly [number, number]) {
-    this.#port = port;
-    this.#user = user;
-    this.#every = every;
-    this.done = this.#loop();
-  }
-
-  stop(): Promise<void> {
-    this.#stopped = true;
-    this.#current?.destroy();
-    return this.done;
-  }
-
-  async #loop(): Promise<void> {
-    while (!this.#stopped) {
-      await this.#once().catch(() => undefined);
-      if (!this.#stopped) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  #once(): Promise<void> {
-    const last = this.events.at(-1);
-    const [low, high] = this.#every;
-    const quota = low + Math.floor(Math.random() * (high - low));
-    return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { "X-User": this.#user, Accept: "text/event-stream" };
-      if (last !== undefined) headers["Last-Event-ID"] = String(last.id);
-      const req = httpRequest({ host: "127.0.0.1", port: this.#port, path: "/api/items/changes", headers }, (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          reject(new Error(`stream answered ${res.statusCode}`));
-          return;
-        }
-        this.connections++;
-        res.setEncoding("utf8");
-        let buffer = "";
-        let read = 0;
-        res.on("data", (chunk: string) => {
-          buffer += chunk;
-          for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            if (block.includes(": changes")) this.#opened();
-            let id: number | undefined;
-            let data: string | undefined;
-            for (const line of block.split("\n")) {
-              if (line.startsWith("id: ")) id = Number(line.slice(4));
-              else if (line.startsWith("data: ")) data = line.slice(6);
-            }
-            if (id === undefined || data === undefined) continue;
-            this.events.push({ id, record: JSON.parse(data) });
-            if (++read >= quota) {
-              // Disconnect on purpose mid-stream: what follows is read again after the last event taken.
-              req.destroy();
-              resolve();
-              return;
-            }
-          }
-        });
-        res.on("end", () => resolve());
-        res.on("close", () => resolve());
-        res.on("error", () => resolve());
-      });
-      this.#current = req;
-      req.on("error", reject);
-      req.end();
-    });
-  }
 }
 
 /** The proof application as a child process with its workers. */
@@ -355,8 +265,8 @@ export function defineChangeFeedProof(engine: DemoEngine, size: ProofSize, extra
         await waitFor(() => app.workerPids().length >= 4, "four workers", 120_000);
         const base = `http://127.0.0.1:${app.port}/api`;
 
-        const alpha = new ResumingSubscriber(app.port, "watcher;alpha;read", [50, 300]);
-        const beta = new ResumingSubscriber(app.port, "watcherb;beta;read", [20, 80]);
+        const alpha = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcher;alpha;read" }, [50, 300]);
+        const beta = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcherb;beta;read" }, [20, 80]);
         cleanups.push(
           () => alpha.stop(),
           () => beta.stop(),
