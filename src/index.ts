@@ -98,5 +98,11 @@ export { ChangeWebhooks, type ChangeWebhooksOptions, type DeadLetterQuery } from
 export type { WebhookSubscription } from "./changes/webhook-subscription.js";
 export type { WebhookDeadLetter } from "./changes/webhook-store.js";
 export { WebhookSignature, type WebhookSignedHeaders } from "./changes/webhook-signature.js";
+export {
+  useRedisChangeWakeUp,
+  type RedisChangeWakeUpOptions,
+  type RedisPublishClient,
+  type RedisSubscribeClient,
+} from "./changes/redis-wake-up.js";
 // Installs the change feed's recorder in the session: every entity with @ChangeFeed writes its records.
 import "./changes/change-writer.js";
