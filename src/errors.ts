@@ -158,8 +158,9 @@ export class KeyRangeError extends TenonError {}
 /**
  * A webhook subscription is malformed (its name, URL, secret, entities or a number breaks its rule), or the
  * database cannot hold webhooks: raised when the subscription is configured, naming it and the field at fault.
+ * Malformed input: a route that stores a subscription from a request body answers it with 400.
  */
-export class WebhookConfigurationError extends TenonError {
+export class WebhookConfigurationError extends InvalidInputError {
   /** The subscription's name ('' when the fault is in the options of every subscription). */
   readonly subscription: string;
   /** The field at fault (`url`, `secret`, `entities`...). */

@@ -104,9 +104,12 @@ export async function answerChangeStream(response: HttpResponse, request: Change
   };
   unsubscribe = await hub.subscribe(woken);
   try {
-    if (request.lastEventId !== undefined && request.lastEventId < hub.head) {
+    const last = request.lastEventId;
+    if (last !== undefined && last !== hub.head) {
+      // Behind the hub: were the changes after it purged? Ahead of it: is it in the log at all (the hub may lag)?
       const bounds = await hub.log.bounds();
-      if (bounds.oldest === undefined || request.lastEventId + 1 < bounds.oldest)
+      if (last > bounds.head) throw new HttpError(HttpStatus.gone, CrudMessages.changeIdUnknown);
+      if (last < hub.head && (bounds.oldest === undefined || last + 1 < bounds.oldest))
         throw new HttpError(HttpStatus.gone, CrudMessages.changesPurged);
     }
   } catch (error) {

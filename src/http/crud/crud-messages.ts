@@ -64,6 +64,8 @@ export const CrudMessages = {
     `Entity ${id} does not match the If-Match entity tag: it was changed, deleted or never had that tag.`,
   badLastEventId: "The Last-Event-ID header (or the lastEventId parameter) must be an event id this stream sent: a non-negative integer.",
   changeWhereNotJson: "The where parameter must be a JSON array of conditions, as in a select body's where.",
+  changeIdUnknown:
+    "This Last-Event-ID was never sent by this change log (it is ahead of every change, as after a restore from a backup): read the data again, then open the stream without Last-Event-ID.",
   changesPurged: "The changes after this Last-Event-ID were purged: read the data again, then open the stream without Last-Event-ID.",
   changeWhereOnEntityOnly:
     "The where parameter filters an entity's own change stream ({base}/changes of the entity), not the stream of every entity.",
