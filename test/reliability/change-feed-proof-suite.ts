@@ -265,8 +265,8 @@ export function defineChangeFeedProof(engine: DemoEngine, size: ProofSize, extra
         await waitFor(() => app.workerPids().length >= 4, "four workers", 120_000);
         const base = `http://127.0.0.1:${app.port}/api`;
 
-        const alpha = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcher;alpha;read" }, [50, 300]);
-        const beta = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcherb;beta;read" }, [20, 80]);
+        const alpha = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcher;alpha;read" }, [30, 120]);
+        const beta = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcherb;beta;read" }, [10, 40]);
         cleanups.push(
           () => alpha.stop(),
           () => beta.stop(),
