@@ -108,8 +108,12 @@ async function measure(scenario, feed) {
 const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 for (const scenario of o.scenarios.split(",")) {
   const off = await measure(scenario, false);
-  console.log(`${scenario} feed off: ${Math.round(off).toLocaleString("en")} instructions per request (${count} counted after ${warmup}; load ${loadAverage()})`);
+  console.log(
+    `${scenario} feed off: ${Math.round(off).toLocaleString("en")} instructions per request (${count} counted after ${warmup}; load ${loadAverage()})`,
+  );
   const on = await measure(scenario, true);
-  console.log(`${scenario} feed on:  ${Math.round(on).toLocaleString("en")} instructions per request (${count} counted after ${warmup}; load ${loadAverage()})`);
+  console.log(
+    `${scenario} feed on:  ${Math.round(on).toLocaleString("en")} instructions per request (${count} counted after ${warmup}; load ${loadAverage()})`,
+  );
   console.log(`${scenario} on/off: ${(on / off).toFixed(2)}`);
 }
