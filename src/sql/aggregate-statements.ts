@@ -15,6 +15,7 @@ import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js"
 import type { Dialect } from "./dialect.js";
 import type { CompiledStatement, EntityStatements, RenderedWhere } from "./entity-statements.js";
 import { SqlMessages } from "./sql-messages.js";
+import { scaledUnitsOf } from "../values/decimal-text.js";
 
 /**
  * Where each part of an aggregate's answer is in a row its statement reads (column positions), so that the
@@ -276,15 +277,22 @@ class MetricOperands {
     }
   }
 
-  /**
-   * The operand an average's SUM is compared with, times the COUNT of its values: the average `value` in the
-   * SUM's own units (on an engine that holds decimals as units, a decimal average is scaled by 10^scale).
-   */
-  ofAverage(metric: AggregateMetric, value: unknown): string {
+  /** The operand an average's SUM is compared with, times the COUNT of its values: the average `value` itself. */
+  ofAverage(_metric: AggregateMetric, value: unknown): string {
     const dialect = this.#dialect;
-    const type = metric.column?.type;
-    if (type?.kind === "decimal" && dialect.decimalUnits) return this.#bind(Number(value) * 10 ** (type.scale ?? 0));
     return dialect.exactNumber(this.#bind(typeof value === "bigint" ? value.toString() : value));
+  }
+
+  /**
+   * `SUM op v * COUNT` for an average of a decimal column on an engine that holds decimals as units: both sides
+   * in units of 10^-(scale + averageExtraScale), integers, so the comparison is exact (up to the engine's
+   * 64-bit integers).
+   */
+  averageInUnits(sum: string, operator: string, count: string, metric: AggregateMetric, value: unknown): string | undefined {
+    const type = metric.column?.type;
+    if (type?.kind !== "decimal" || !this.#dialect.decimalUnits) return undefined;
+    const units = scaledUnitsOf(String(value), (type.scale ?? 0) + averageExtraScale) ?? 0n;
+    return `${sum} * ${10 ** averageExtraScale} ${operator} ${this.#bind(this.#dialect.toParameter(units))} * ${count}`;
   }
 }
 
@@ -315,7 +323,12 @@ function renderHaving(
       const values = condition.kind === "in" ? condition.values : [condition.value];
       const operator = condition.kind === "in" ? "=" : condition.operator;
       if (metric.fn === "avg") {
-        const compared = values.map((value) => `${sql} ${operator} ${operand.ofAverage(metric, value)} * COUNT(${measured(metric)})`);
+        const count = `COUNT(${measured(metric)})`;
+        const compared = values.map(
+          (value) =>
+            operand.averageInUnits(sql, operator, count, metric, value) ??
+            `${sql} ${operator} ${operand.ofAverage(metric, value)} * ${count}`,
+        );
         return compared.length === 1 ? compared[0] : `(${compared.join(" OR ")})`;
       }
       const type = metricValueType(metric);

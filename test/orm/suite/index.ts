@@ -18,6 +18,7 @@ import { mappingCoverageSuite } from "./mapping-coverage.js";
 import { keysetSuite } from "./keyset.js";
 import { tenantsSuite } from "./tenants.js";
 import { changeFeedSuite } from "./change-feed.js";
+import { aggregatesSuite } from "./aggregates.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -40,4 +41,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   keysetSuite,
   tenantsSuite,
   changeFeedSuite,
+  aggregatesSuite,
 ];
