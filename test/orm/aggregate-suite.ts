@@ -530,9 +530,10 @@ export function aggregateSuite(harness: EngineHarness, options: { rows?: number;
 
     /** The reference answer: the engine's groups and metrics by hand-written SQL, then having, order (NULL lowest) in the test. */
     async function reference(question: Question): Promise<Record<string, Json>[]> {
-      const select: string[] = [];
-      question.groups.forEach((group, index) => select.push(`${group.sql(ref)} AS g${index}`));
-      question.metrics.forEach((metric, index) => metric.sql.forEach((sql, part) => select.push(`${sql} AS m${index}_${part}`)));
+      const select = [
+        ...question.groups.map((group, index) => `${group.sql(ref)} AS g${index}`),
+        ...question.metrics.flatMap((metric, index) => metric.sql.map((sql, part) => `${sql} AS m${index}_${part}`)),
+      ];
       const conditions = ["t.TenantID = ?", "t.DeletedAt IS NULL", ...question.where.map((where) => where.sql(ref))];
       let sql = `SELECT ${select.join(", ")} FROM AggSales t LEFT JOIN AggStores s ON s.ID = t.StoreID AND s.TenantID = t.TenantID AND s.DeletedAt IS NULL WHERE ${conditions.join(" AND ")}`;
       if (question.groups.length > 0) sql += ` GROUP BY ${question.groups.map((group) => group.sql(ref)).join(", ")}`;
