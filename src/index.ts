@@ -41,6 +41,28 @@ export type { Database, Connection } from "./engines/database.js";
 export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
 export { Context } from "./session/context.js";
+export type { AggregateResult, AggregateRow, AggregateValue } from "./session/session-aggregates.js";
+export type { CountMode, RowCount } from "./session/session-counts.js";
+export {
+  type AggregateQuery,
+  type AggregateGroup,
+  type AggregateMetric,
+  type AggregateTerm,
+  type AggregateOrderItem,
+  type HavingCondition,
+  type MetricValueType,
+  type DateTruncation,
+  dateTruncations,
+  metricValueType,
+  averageExtraScale,
+} from "./filter/aggregate-query.js";
+export type { AggregateSpec, AggregateGroupSpec, AggregateMetricSpec, AggregateHavingSpec } from "./filter/aggregate-spec.js";
+export {
+  Aggregatable,
+  aggregateFunctions,
+  type AggregateFunction,
+  type AggregatableOptions,
+} from "./mapping/aggregate-decorator.js";
 export type { GetOptions, TransactionOptions } from "./session/session-options.js";
 export { defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
 

@@ -14,6 +14,10 @@ import { SessionReads } from "./session-reads.js";
 import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
 import { changeRecorder } from "./change-capture.js";
+import type { AggregateQuery } from "../filter/aggregate-query.js";
+import { type AggregateSpec, aggregateQueryOf } from "../filter/aggregate-spec.js";
+import { type AggregateResult, runAggregate } from "./session-aggregates.js";
+import { type CountMode, countRows, type RowCount } from "./session-counts.js";
 
 /**
  * The ORM session: reads and writes mapped entities through one database connection,
@@ -111,6 +115,34 @@ export class Context implements AsyncDisposable {
    */
   selectPage<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<{ count: number; entities: T[] }> {
     return this.#reads.page(entityClass, filter);
+  }
+
+  /**
+   * The number of rows a filter matches, counted as `mode` says: `exact`; `estimated` from the engine's
+   * statistics (PostgreSQL and MariaDB ask the planner, without reading the rows; SQLite has none and counts
+   * exactly, answering kind `exact`); `{ atMost: n }` exactly up to `n` rows, then `n` of kind `atLeast`.
+   */
+  countRows<T extends object>(entityClass: EntityClass<T>, filter: Filter | undefined, mode: CountMode): Promise<RowCount> {
+    return countRows(this.database.dialect, this.#connection, this, entityClass, filter, mode);
+  }
+
+  /**
+   * Asks a question of the rows of `entityClass` (docs/crud.md "Aggregates"): the rows of `spec.where` (with the
+   * soft-delete and tenant rules of a select), grouped, measured, filtered by `having`, ordered and paged. Answers
+   * the page of groups, their number, and where the next page starts. A property, function or name that does not
+   * fit throws `TenonError`.
+   */
+  aggregate<T extends object>(entityClass: EntityClass<T>, spec: AggregateSpec<T>): Promise<AggregateResult> {
+    try {
+      return this.selectAggregate(entityClass, aggregateQueryOf(entityClass, spec));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** `aggregate` of a question already resolved to columns (what the HTTP aggregate route builds from its body). */
+  selectAggregate<T extends object>(entityClass: EntityClass<T>, query: AggregateQuery): Promise<AggregateResult> {
+    return runAggregate(this.database.dialect, this.#connection, this, entityClass, query);
   }
 
   /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */

@@ -7,6 +7,7 @@ import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
 import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-schemas.js";
+import { addAggregateSchemas } from "./aggregate-schemas.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -42,10 +43,17 @@ export function entityRouteDescriptions(
     required: ["data"],
     properties: {
       count: { type: "integer", minimum: 0 },
+      countKind: {
+        type: "string",
+        enum: ["estimated", "atLeast"],
+        description:
+          'Present when count is not exact: the engine\'s estimate (count "estimated"), or a count stopped at its ceiling (count {"atMost": n}).',
+      },
       data: { type: "array", items: schemaRef(presets.withRelations) },
       nextCursor: { type: "string" },
     },
   };
+  const aggregate = addAggregateSchemas(entityClass, filter, schemas);
   const page = schemaRef(`${entity}Page`);
   const withDetails = schemaRef(presets.withDetails);
   const entityOnly = schemaRef(presets.entityOnly);
@@ -68,6 +76,12 @@ export function entityRouteDescriptions(
       summary: `The ${entity} rows a filter selects (keyset pages with after and nextCursor).`,
       requestBody: schemaRef(filter),
       responseBody: schemaRef(`${entity}SelectPage`),
+    },
+    aggregate: {
+      tags,
+      summary: `Groups, counts, sums, averages, minima and maxima of the ${entity} rows a where selects (keyset pages over groups).`,
+      requestBody: schemaRef(aggregate.body),
+      responseBody: schemaRef(aggregate.page),
     },
   };
   const feed = EntityMapping.of(entityClass).changeFeed !== undefined;

@@ -6,7 +6,7 @@ import { CrudMessages } from "./crud-messages.js";
 import { HttpController } from "../exchange/http-controller.js";
 import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
 import type { HttpContext } from "./http-context.js";
-import { HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
+import { type HttpAggregatePage, HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import { HttpIdempotencyKey } from "./idempotency.js";
@@ -46,6 +46,7 @@ import {
  * | GET {base}/find/? | find |
  * | GET {base}/metadata | metadata |
  * | POST {base}/select | select |
+ * | POST {base}/aggregate | aggregate |
  *
  * GET of one entity answers its `ETag` (`"<id>-<version>"`, see docs/crud.md) when it has a version column,
  * and 304 with no content when `If-None-Match` holds.
@@ -131,6 +132,15 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
   select(): Promise<HttpSelectPage> {
     return this.createReader().select(this.request.jsonContent);
   }
+
+  /**
+   * POST {base}/aggregate: the groups an aggregate body asks for, `{data, nextCursor?}` (docs/crud.md
+   * "Aggregates"). Guarded by the areas of select, unless an override gives it its own.
+   */
+  @Post("aggregate", { areasOf: ["select"] })
+  aggregate(): Promise<HttpAggregatePage> {
+    return this.createReader().aggregate(this.request.jsonContent);
+  }
 }
 
 /**
@@ -148,6 +158,7 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | GET {base}/metadata | metadata |
  * | GET {base}/createnew | createNew |
  * | POST {base}/select | select |
+ * | POST {base}/aggregate | aggregate |
  * | POST {base} | insert |
  * | POST {base}/bulk | bulk |
  * | PUT {base} | update |

@@ -19,6 +19,7 @@ import { keysetSuite } from "./keyset.js";
 import { tenantsSuite } from "./tenants.js";
 import { changeFeedSuite } from "./change-feed.js";
 import { changeWebhooksSuite } from "./change-webhooks.js";
+import { aggregatesSuite } from "./aggregates.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -42,4 +43,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   tenantsSuite,
   changeFeedSuite,
   changeWebhooksSuite,
+  aggregatesSuite,
 ];
