@@ -69,4 +69,6 @@ export const CrudMessages = {
     "The where parameter filters an entity's own change stream ({base}/changes of the entity), not the stream of every entity.",
   noChangeFeed: (entity: string): string => `${entity} has no change feed.`,
   ifMatchRequired: "This write needs an If-Match header with the entity tag the entity was read with.",
+  streamStopped: "The streamed answer was stopped before its end: the server is stopping, or its client went away.",
+  streamedCount: "A streamed answer (NDJSON or CSV) carries no count; leave count out or set it to false.",
 } as const;

@@ -10,6 +10,7 @@ import { HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./ht
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import { HttpIdempotencyKey } from "./idempotency.js";
+import { recordFormatOf } from "./stream-format.js";
 import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
 
@@ -33,6 +34,9 @@ import {
   defaultChangeStreamSettings,
   lastEventIdOf,
 } from "./change-stream.js";
+
+/** What `select` resolves with when its answer is streamed: never sent (the response streams). */
+const streamedPage: HttpSelectPage = Object.freeze({ data: [] });
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select (docs/crud.md),
@@ -126,10 +130,19 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     });
   }
 
-  /** POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see docs/crud.md). */
+  /**
+   * POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see
+   * docs/crud.md). A request whose `Accept` prefers `application/x-ndjson` or `text/csv` gets every row the body
+   * selects streamed instead (`HttpEntityReader.stream`): the promise then resolves with an empty page that is
+   * not sent, the answer being the response's stream.
+   */
   @Post("select")
   select(): Promise<HttpSelectPage> {
-    return this.createReader().select(this.request.jsonContent);
+    const format = recordFormatOf(this.request);
+    if (format === undefined) return this.createReader().select(this.request.jsonContent);
+    return this.createReader()
+      .stream(this.request.jsonContent, format, this.response)
+      .then(() => streamedPage);
   }
 }
 

@@ -14,6 +14,12 @@ import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
 import { HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifNoneMatchHolds, parseEntityTags } from "./entity-tag.js";
+import { InvalidInputError } from "../../errors.js";
+import { jsonPlanOf } from "../../json/json-plan.js";
+import type { EntityCursor } from "../../session/entity-cursor.js";
+import { CrudMessages } from "./crud-messages.js";
+import { answerRecordStream, type HttpRecord, type HttpRecordSource } from "./record-stream.js";
+import type { HttpRecordFormat } from "./stream-format.js";
 
 /**
  * The exchange of a conditional read: the request whose `If-None-Match` is compared and the response that
@@ -115,6 +121,53 @@ export class HttpEntityReader<T extends object> {
     return this.#keysetPage(filter, config, { order, limit }, read.after, read.count ?? !read.hasCursor);
   }
 
+  /**
+   * Answers the rows a filter body selects as a stream (docs/crud.md "Streamed answers"): NDJSON, one entity a
+   * line as `select` writes its data items (`config`, default withRelations), or CSV, a header row of the
+   * entity's JSON members (scalars and `<name>Id`, as `entityOnly` writes them) and a row per entity. The body's
+   * rules are select's, with no page ceiling: `limit` is the caller's own (absent: every row); `start` and
+   * `after` start where they say; `count: true` is a 400. `onAddEntityFilter` and `onBeforeSerializeEntity` run
+   * as for select. The rows are read from a cursor in batches of `batchSize`, each serialized and sent when the
+   * client has taken the one before. A bad body, or a failure before the first row, is answered as usual.
+   */
+  async stream(
+    body: unknown,
+    format: HttpRecordFormat,
+    response: HttpResponse,
+    config: JsonSerializerConfig = format === "csv" ? JsonSerializerConfig.entityOnly : JsonSerializerConfig.withRelations,
+  ): Promise<void> {
+    const parameters = new HttpFilterParameters({
+      maxLimit: -1,
+      maxWhereConditions: this.filterParameters.maxWhereConditions,
+      maxOrderByColumns: this.filterParameters.maxOrderByColumns,
+      includeDeleted: this.filterParameters.includeDeleted,
+    });
+    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, parameters);
+    if (read.count === true) throw new InvalidInputError(CrudMessages.streamedCount);
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(read.filter);
+    const cursor = await this.context.openCursor(this.entityClass, read.filter, { batchSize: this.streamBatchSize });
+    await answerRecordStream(response, format, this.#recordsOf(cursor, config, format === "csv" ? csvColumnsOf(this.#mapping) : []));
+  }
+
+  /** The entities a streamed answer reads and sends at a time (default 500). */
+  streamBatchSize = 500;
+
+  /** The records of a cursor's entities, serialized a batch at a time; the session forgets each batch once it is sent. */
+  #recordsOf(cursor: EntityCursor<T>, config: JsonSerializerConfig, columns: readonly string[]): HttpRecordSource {
+    return {
+      columns,
+      next: async (): Promise<readonly HttpRecord[]> => {
+        const entities = await cursor.read();
+        if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
+        const records = await this.context.toJson(entities, config);
+        // References the batch loaded (a company per employee) are not kept for the next one.
+        this.context.clear();
+        return records;
+      },
+      close: () => cursor.close(),
+    };
+  }
+
   /** The entity's metadata (`{entity, primaryKey, versionColumn?, properties}`). */
   metadata(): unknown {
     return this.context.metadataToJson(this.entityClass);
@@ -213,4 +266,14 @@ export class HttpEntityReader<T extends object> {
     if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
     return { count, data: await this.context.toJson(entities, config) };
   }
+}
+
+/** The columns of an entity's CSV answer: the members its `entityOnly` JSON writes (scalars, and `<name>Id` for a reference), in order. */
+function csvColumnsOf(mapping: EntityMapping): string[] {
+  const columns: string[] = [];
+  for (const write of jsonPlanOf(mapping).writes) {
+    if (write.kind === "scalar") columns.push(write.name);
+    else if (write.kind === "reference") columns.push(write.idName);
+  }
+  return columns;
 }

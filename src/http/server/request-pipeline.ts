@@ -275,8 +275,12 @@ export class RequestPipeline<C> {
     let streaming: Promise<void> = Promise.resolve();
     try {
       writeStreamHead(res, response, settings.cors, closeConnection || this.closing, request.requestId);
-      if (producer !== undefined && request.method !== "HEAD") streaming = this.#streams.run(res, producer);
-      else res.end();
+      if (producer !== undefined && request.method !== "HEAD") {
+        streaming = this.#streams.run(res, producer).then((outcome) => {
+          if (outcome.failed) this.#streamFailed(res, request, response, outcome.error);
+          else if (!res.destroyed && !res.writableEnded) res.end();
+        });
+      } else res.end();
     } catch (internal) {
       reportInternalError(internal);
       res.destroy();
@@ -289,6 +293,31 @@ export class RequestPipeline<C> {
       else disposal.then(this.#onDisposed, this.#onDisposeFailed);
     };
     streaming.then(finish, finish);
+  }
+
+  /**
+   * A streamed body whose producer failed after the head was sent: the client is told as the stream's failure
+   * mode says (the body ended, cut, or ended with a trailer holding the error body), and a failure answered
+   * 500 or above is logged with its task id (a process warning without a log writer). Nothing is sent to a
+   * client that has gone.
+   */
+  #streamFailed(res: ServerResponse, request: HttpRequest, response: HttpResponse, error: unknown): void {
+    // A client that has gone is why most producers stop early: nothing failed that anyone could be told of.
+    if (res.destroyed || res.writableEnded) return;
+    const answer = errorAnswerOf(error, request.path);
+    const mode = response.streamOptions?.onFailure ?? "end";
+    try {
+      // The connection ends after what was written went out, without the chunked body's last chunk.
+      if (mode === "abort") endWithoutLastChunk(res);
+      else res.end(mode === "end" ? undefined : mode({ status: answer.status, body: JSON.parse(answer.body) as Record<string, unknown> }));
+    } catch (internal) {
+      reportInternalError(internal);
+      res.destroy();
+    }
+    if (answer.status < 500) return;
+    const logger = this.#settings.logger;
+    if (logger === undefined) reportInternalError(error);
+    else logger.logError(request, response, answer.taskId, error);
   }
 
   #answer(
@@ -371,4 +400,17 @@ function keepRateLimitHeaders(response: HttpResponse, [policy, state]: readonly 
   if (response.header("RateLimit") !== undefined) return;
   response.setHeader("RateLimit-Policy", policy);
   response.setHeader("RateLimit", state);
+}
+
+/**
+ * Ends a streamed body so that its client sees it incomplete: its connection is closed once what was written has
+ * gone out (destroying it at once would drop that too), and the chunked encoding's last chunk is never sent.
+ */
+function endWithoutLastChunk(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null || socket.destroyed) {
+    res.destroy();
+    return;
+  }
+  socket.end();
 }
