@@ -27,6 +27,9 @@ export {
   HttpServiceUnavailableError,
   HttpClientGoneError,
   HttpBulkItemError,
+  HttpImportRefusedError,
+  type HttpImportLineError,
+  type HttpRefusedLine,
 } from "./exchange/http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";
 export type { HttpMetricsOptions } from "./operations/http-metrics.js";

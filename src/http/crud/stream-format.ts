@@ -1,4 +1,4 @@
-import type { HttpRequest } from "../exchange/http-request.js";
+import { type HttpRequest, mediaTypeOf } from "../exchange/http-request.js";
 
 /** The streamed answers a select (and an aggregate) can give besides its JSON page: NDJSON or CSV. */
 export type HttpRecordFormat = "ndjson" | "csv";
@@ -41,12 +41,6 @@ export function recordFormatOf(request: HttpRequest): HttpRecordFormat | undefin
 /** Whether a request body's `Content-Type` is NDJSON (`application/x-ndjson`, parameters aside, any case). */
 export function isNdjson(contentType: string): boolean {
   return mediaTypeOf(contentType) === ndjsonMediaType;
-}
-
-/** The media type of a `Content-Type` value: lower case, without parameters. */
-export function mediaTypeOf(contentType: string): string {
-  const semicolon = contentType.indexOf(";");
-  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
 
 interface AcceptRange {

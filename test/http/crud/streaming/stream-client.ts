@@ -71,3 +71,62 @@ export function readSome(res: IncomingMessage, bytes: number): Promise<Buffer> {
     res.on("end", done);
   });
 }
+
+/** How `upload` sends its body. */
+export interface UploadOptions {
+  /** Send the body in chunks of this many bytes without a Content-Length (chunked transfer coding). */
+  readonly chunkBytes?: number;
+  /** Send `Expect: 100-continue` and the body only once the server invites it (as curl does for large bodies). */
+  readonly expectContinue?: boolean;
+}
+
+/** POSTs `body` (NDJSON by default) and reads the answer; an answer given before the whole body went out is read too. */
+export function upload(
+  port: number,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+  options: UploadOptions = {},
+): Promise<StreamedAnswer & { readonly continued: boolean }> {
+  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const all: Record<string, string> = { "content-type": "application/x-ndjson", ...headers };
+    if (options.chunkBytes === undefined) all["content-length"] = String(bytes.length);
+    if (options.expectContinue === true) all.expect = "100-continue";
+    const req = request({ host: "127.0.0.1", port, path, method: "POST", agent: false, headers: all }, (res) => {
+      readAll(res).then((answer) => resolve({ ...answer, continued }), reject);
+    });
+    // The server may answer and close before the body is sent: that is an answer, not a failure.
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error);
+    });
+    const send = (): void => {
+      const size = options.chunkBytes;
+      if (size === undefined) {
+        req.end(bytes);
+        return;
+      }
+      let offset = 0;
+      const pump = (): void => {
+        while (offset < bytes.length) {
+          const piece = bytes.subarray(offset, offset + size);
+          offset += piece.length;
+          if (!req.write(piece)) {
+            req.once("drain", pump);
+            return;
+          }
+        }
+        req.end();
+      };
+      pump();
+    };
+    if (options.expectContinue === true) {
+      req.on("continue", () => {
+        continued = true;
+        send();
+      });
+      req.flushHeaders();
+    } else send();
+  });
+}

@@ -26,7 +26,14 @@ import {
   Type,
   VersionColumn,
 } from "tenon";
-import { HttpContext, HttpEntityController, type HttpEntityReader, type HttpEntityWriter, type HttpRequest } from "tenon/http";
+import {
+  HttpContext,
+  HttpEntityController,
+  type HttpEntityReader,
+  type HttpEntityWriter,
+  type HttpRequest,
+  type HttpServer,
+} from "tenon/http";
 import { MariaDbDatabase } from "tenon/mariadb";
 import { PostgresDatabase } from "tenon/postgres";
 import { SqliteDatabase } from "tenon/sqlite";
@@ -199,7 +206,7 @@ export const postgresStreaming: StreamingEngine = {
         return result.rows[0].n as number;
       },
       async count(where = "1 = 1") {
-        return Number((await direct.query(`SELECT COUNT(*) AS n FROM ${schema}."StreamItems" WHERE ${where}`)).rows[0].n);
+        return Number((await direct.query(`SELECT COUNT(*) AS n FROM ${schema}.StreamItems WHERE ${where}`)).rows[0].n);
       },
       async close() {
         await database.close();
@@ -256,11 +263,15 @@ function connectionOf(server: string): { host: string; port: number; user: strin
 }
 
 /** A running server over `database` with the items controller at /items, and how to stop it. */
-export async function startStreamingServer(database: Database): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startStreamingServer(
+  database: Database,
+  setup: (server: HttpServer<StreamContext>) => void = () => {},
+): Promise<{ port: number; stop(): Promise<void> }> {
   current = database;
   const server = await started(StreamContext, (s) => {
     s.allowAnonymous = true;
     s.registerController(ItemController, "/items");
+    setup(s);
   });
   return {
     port: server.port,
