@@ -13,6 +13,7 @@ import { defineDemoIdempotencyTests } from "./demo-idempotency.js";
 import { defineDemoDataApiTests } from "./demo-data-api.js";
 import { defineDemoTenantTests } from "./demo-tenants.js";
 import { defineDemoChangeTests } from "./demo-changes.js";
+import { defineDemoStreamingTests } from "./demo-streaming.js";
 import { OpenApiContract } from "./openapi-contract.js";
 
 type Row = Record<string, unknown>;
@@ -559,6 +560,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
 
     defineDemoWriteTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoBulkTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, () => companyIds);
+    defineDemoStreamingTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoIdempotencyTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
     defineDemoDataApiTests({ call, ok, expectError });
     defineDemoTenantTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);

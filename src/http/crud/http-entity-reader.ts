@@ -15,11 +15,10 @@ import type { HttpResponse } from "../exchange/http-response.js";
 import { HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifNoneMatchHolds, parseEntityTags } from "./entity-tag.js";
 import { InvalidInputError } from "../../errors.js";
-import { jsonPlanOf } from "../../json/json-plan.js";
 import type { EntityCursor } from "../../session/entity-cursor.js";
 import { CrudMessages } from "./crud-messages.js";
 import { answerRecordStream, type HttpRecord, type HttpRecordSource } from "./record-stream.js";
-import type { HttpRecordFormat } from "./stream-format.js";
+import { csvColumnsOf, type HttpRecordFormat } from "./stream-format.js";
 
 /**
  * The exchange of a conditional read: the request whose `If-None-Match` is compared and the response that
@@ -266,14 +265,4 @@ export class HttpEntityReader<T extends object> {
     if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
     return { count, data: await this.context.toJson(entities, config) };
   }
-}
-
-/** The columns of an entity's CSV answer: the members its `entityOnly` JSON writes (scalars, and `<name>Id` for a reference), in order. */
-function csvColumnsOf(mapping: EntityMapping): string[] {
-  const columns: string[] = [];
-  for (const write of jsonPlanOf(mapping).writes) {
-    if (write.kind === "scalar") columns.push(write.name);
-    else if (write.kind === "reference") columns.push(write.idName);
-  }
-  return columns;
 }

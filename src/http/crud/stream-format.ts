@@ -1,3 +1,5 @@
+import { jsonPlanOf } from "../../json/json-plan.js";
+import type { EntityMapping } from "../../mapping/entity-mapping.js";
 import { type HttpRequest, mediaTypeOf } from "../exchange/http-request.js";
 
 /** The streamed answers a select (and an aggregate) can give besides its JSON page: NDJSON or CSV. */
@@ -93,4 +95,14 @@ function wantOf(mediaType: string, ranges: readonly AcceptRange[]): Want {
     }
   }
   return { q, exact: specificity === 2 };
+}
+
+/** The columns of an entity's CSV answer: the members its `entityOnly` JSON writes (scalars, and `<name>Id` for a reference), in order. */
+export function csvColumnsOf(mapping: EntityMapping): string[] {
+  const columns: string[] = [];
+  for (const write of jsonPlanOf(mapping).writes) {
+    if (write.kind === "scalar") columns.push(write.name);
+    else if (write.kind === "reference") columns.push(write.idName);
+  }
+  return columns;
 }

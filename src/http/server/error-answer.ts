@@ -146,13 +146,17 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
  */
 function importRefusedAnswer(error: HttpImportRefusedError, path: string): ErrorAnswer {
   const lines: HttpImportLineError[] = [];
+  const failures: { property: string; column: string; message: string }[] = [];
   let first: ErrorAnswer | undefined;
   for (const { line, cause } of error.refused) {
     const answer = errorAnswerOf(cause, path);
     if (answer.status >= 500) return answer;
     first ??= answer;
     if (cause instanceof ValidationError) {
-      for (const failure of cause.errors) lines.push({ line, member: failure.property, message: failure.message });
+      for (const { property, column, message } of cause.errors) {
+        lines.push({ line, member: property, message });
+        failures.push({ property, column, message });
+      }
       continue;
     }
     const { message } = JSON.parse(answer.body) as { message: string };
@@ -160,5 +164,10 @@ function importRefusedAnswer(error: HttpImportRefusedError, path: string): Error
     lines.push(member === undefined ? { line, message } : { line, member, message });
   }
   const status = first?.status ?? HttpStatusCatalogue.badRequest.status;
-  return { status, body: JSON.stringify({ status, message: error.message, lines }), headers: [], taskId: "" };
+  // A 422 carries `errors` as every 422 does: the validation failures of the refused lines.
+  const body =
+    status === HttpStatusCatalogue.unprocessableEntity.status
+      ? { status, message: error.message, errors: failures, lines }
+      : { status, message: error.message, lines };
+  return { status, body: JSON.stringify(body), headers: [], taskId: "" };
 }
