@@ -69,6 +69,8 @@ export class HttpEntityReader<T extends object> {
   onAddEntityFilter: ((filter: Filter) => void | Promise<void>) | undefined = undefined;
   /** Called on each entity before it is serialized. */
   onBeforeSerializeEntity: ((entity: T) => void | Promise<void>) | undefined = undefined;
+  /** The entities a streamed answer (`stream`) reads and sends at a time (default 500). */
+  streamBatchSize = 500;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. @param filterParameters the filter limits. */
@@ -147,9 +149,6 @@ export class HttpEntityReader<T extends object> {
     const cursor = await this.context.openCursor(this.entityClass, read.filter, { batchSize: this.streamBatchSize });
     await answerRecordStream(response, format, this.#recordsOf(cursor, config, format === "csv" ? csvColumnsOf(this.#mapping) : []));
   }
-
-  /** The entities a streamed answer reads and sends at a time (default 500). */
-  streamBatchSize = 500;
 
   /** The records of a cursor's entities, serialized a batch at a time; the session forgets each batch once it is sent. */
   #recordsOf(cursor: EntityCursor<T>, config: JsonSerializerConfig, columns: readonly string[]): HttpRecordSource {

@@ -24,6 +24,15 @@ import {
   serializeResult,
 } from "./pipeline-steps.js";
 
+/** The first `Content-Type` of raw headers, or undefined. */
+function contentTypeOf(raw: readonly string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 12 && name.toLowerCase() === "content-type") return raw[i + 1];
+  }
+  return undefined;
+}
+
 /** Whether an answer closes its connection: a body refused for its size, or a streamed body its handler left unread. */
 function closes(tooLarge: boolean, streamed: number | undefined, request: HttpRequest): boolean {
   return tooLarge || (streamed !== undefined && !request.bodyComplete);
@@ -139,7 +148,8 @@ export class RequestPipeline<C> {
 
   /** Whether the route a request goes to reads bodies of its media type as a stream (`HttpRouteOptions.streamedBody`). */
   #streamsBody(req: IncomingMessage): boolean {
-    const contentType = req.headers["content-type"];
+    // From the raw headers: `req.headers` would build node's header object for every request with a body.
+    const contentType = contentTypeOf(req.rawHeaders);
     if (contentType === undefined) return false;
     const type = mediaTypeOf(contentType);
     if (!this.#settings.streamedMediaTypes.has(type)) return false;
