@@ -64,29 +64,14 @@ class KeyTaken extends Error {}
  * once it commits) answers the stored answer again, without a second write; with another body, 422. A write
  * that fails rolls its claim back with it, so the key can be retried. After `windowSeconds` a key is free again.
  */
-export async function runOnce<R>(
+export function runOnce<R>(
   context: HttpContext,
   key: HttpIdempotencyKey,
   windowSeconds: number,
   retry: RetryOption,
   work: () => Promise<R>,
 ): Promise<R> {
-  const statements = idempotencyStatementsOf(context.database.dialect);
-  const keyHash = key.keyHash;
-  try {
-    return await context.transaction(
-      async () => {
-        if (!(await claim(context, keyHash, key.requestHash, windowSeconds))) throw new KeyTaken();
-        const answer = await work();
-        await context.execute(statements.complete, { status: HttpStatus.ok, answer: JSON.stringify(answer) ?? "null", keyHash });
-        return answer;
-      },
-      { retry },
-    );
-  } catch (error) {
-    if (!(error instanceof KeyTaken)) throw error;
-  }
-  return storedAnswer<R>(context, keyHash, key.requestHash);
+  return once(context, key, windowSeconds, retry, work, undefined);
 }
 
 /** Frees the key when its window has passed, then claims it: false when it is taken (waiting for a claim in progress to commit). */
@@ -160,35 +145,47 @@ export class HashedBody implements AsyncIterable<Buffer> {
  * body) or 422 (another one). The write is never retried (its body cannot be read twice): a transient failure
  * answers 503, and the client sends it again with the same key.
  */
-export async function runOnceStreamed<R>(
+export function runOnceStreamed<R>(
   context: HttpContext,
   key: HttpIdempotencyKey,
   windowSeconds: number,
   body: HashedBody,
   work: () => Promise<R>,
 ): Promise<R> {
+  return once(context, key, windowSeconds, false, work, body);
+}
+
+/** `runOnce` and `runOnceStreamed`: the body's hash is the key's (`body` undefined) or taken from the streamed body. */
+async function once<R>(
+  context: HttpContext,
+  key: HttpIdempotencyKey,
+  windowSeconds: number,
+  retry: RetryOption,
+  work: () => Promise<R>,
+  body: HashedBody | undefined,
+): Promise<R> {
   const statements = idempotencyStatementsOf(context.database.dialect);
   const keyHash = key.keyHash;
   try {
     return await context.transaction(
       async () => {
-        if (!(await claim(context, keyHash, "", windowSeconds))) throw new KeyTaken();
+        // A streamed body's hash is known only at its end: its claim holds none until the answer is stored.
+        if (!(await claim(context, keyHash, body === undefined ? key.requestHash : "", windowSeconds))) throw new KeyTaken();
         const answer = await work();
-        const requestHash = await body.digest();
-        await context.execute(statements.completeWithRequest, {
-          status: HttpStatus.ok,
-          answer: JSON.stringify(answer) ?? "null",
-          requestHash,
-          keyHash,
-        });
+        const stored = JSON.stringify(answer) ?? "null";
+        if (body === undefined) await context.execute(statements.complete, { status: HttpStatus.ok, answer: stored, keyHash });
+        else {
+          const requestHash = await body.digest();
+          await context.execute(statements.completeWithRequest, { status: HttpStatus.ok, answer: stored, requestHash, keyHash });
+        }
         return answer;
       },
-      { retry: false },
+      { retry },
     );
   } catch (error) {
     if (!(error instanceof KeyTaken)) throw error;
   }
-  return storedAnswer<R>(context, keyHash, await body.digest());
+  return storedAnswer<R>(context, keyHash, body === undefined ? key.requestHash : await body.digest());
 }
 
 /**

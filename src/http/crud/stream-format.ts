@@ -17,14 +17,14 @@ const offered: readonly { readonly type: string; readonly format: HttpRecordForm
 ];
 
 /**
- * The streamed format a request's `Accept` header prefers over JSON, or undefined for the JSON page: the media
- * type with the highest `q` among `application/json`, `application/x-ndjson` and `text/csv` (a range such as
- * `*\/*` or `text/*` gives its `q` to the types it covers; the most specific range decides), a type named
- * exactly winning a tie with one covered only by a range, and JSON winning any other tie. No `Accept`, or one
- * that names none of the three, answers JSON as before.
+ * The streamed format a request's `Accept` header prefers over JSON, or undefined for the JSON page. Only a
+ * header that names `application/x-ndjson` or `text/csv` asks for a stream; then the media type with the
+ * highest `q` among `application/json`, `application/x-ndjson` and `text/csv` wins (a range such as `*\/*` or
+ * `text/*` gives its `q` to the types it covers; the most specific range decides), a type named exactly winning
+ * a tie with one covered only by a range, and JSON winning any other tie.
  */
 export function recordFormatOf(request: HttpRequest): HttpRecordFormat | undefined {
-  const accept = request.header("accept");
+  const accept = request.header("accept")?.toLowerCase();
   if (accept === undefined || (!accept.includes("ndjson") && !accept.includes("csv"))) return undefined;
   const ranges = parseAccept(accept);
   let best: HttpRecordFormat | undefined;
