@@ -37,7 +37,7 @@ export type { SchemaDialect, SchemaLimits, SequenceOptions, CatalogQuery } from 
 export type { Catalog, CatalogTable, CatalogColumn } from "./sql/catalog.js";
 export { Schema, type SchemaOptions } from "./schema/schema.js";
 export { SchemaDiff, SchemaScript } from "./schema/schema-diff.js";
-export type { Database, Connection } from "./engines/database.js";
+export type { Database, Connection, RowCursor } from "./engines/database.js";
 export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
 export { Context } from "./session/context.js";
@@ -63,6 +63,7 @@ export {
   type AggregateFunction,
   type AggregatableOptions,
 } from "./mapping/aggregate-decorator.js";
+export { EntityCursor, type EntityCursorOptions } from "./session/entity-cursor.js";
 export type { GetOptions, TransactionOptions } from "./session/session-options.js";
 export { defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
 

@@ -3,6 +3,22 @@ import type { Dialect } from "../sql/dialect.js";
 /** The default statement timeout of the server engines, in milliseconds (`statementTimeout` in their options). */
 export const defaultStatementTimeout = 30_000;
 
+/**
+ * The rows of one query, read a batch at a time as the reader asks for them (`Connection.openCursor`), so that a
+ * result of any size takes the memory of one batch: the engine holds the rest (a server-side cursor, a paused
+ * result stream, a statement being stepped).
+ */
+export interface RowCursor {
+  /** The next rows, each an array of column values in SELECT order: `count` of them, fewer only at the end (none once every row was read). */
+  read(count: number): Promise<unknown[][]>;
+  /**
+   * Ends the query: a statement still running on the server is stopped (PostgreSQL: a cancel request;
+   * MariaDB: KILL QUERY) and the cursor's snapshot is let go. Resolves when the connection can be released;
+   * never rejects; a second call does nothing.
+   */
+  close(): Promise<void>;
+}
+
 /** One connection taken from a database's pool, used by one session at a time. */
 export interface Connection {
   /**
@@ -44,6 +60,14 @@ export interface Connection {
   nextIds?(sequence: string, table: string, keyColumn: string, count: number): Promise<number[]>;
   /** Gives the connection back to its pool. */
   release(): void;
+  /**
+   * Opens a cursor on a query, read in a read-only snapshot of its own (one statement, or a read-only
+   * transaction where the engine has one): PostgreSQL a server-side cursor, MariaDB a result stream that
+   * holds the server back while the reader pauses, SQLite a statement stepped row by row on a read-only
+   * connection of its own. The connection serves the cursor alone until `close`, then is released as usual.
+   * Optional: a session reads the whole result with `query` where it is missing.
+   */
+  openCursor?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): Promise<RowCursor>;
   /**
    * Asks the server to stop the statement this connection is running now, if any (its client has gone);
    * the statement then fails with a timeout-kind `TransientDatabaseError`. Resolves when the request was

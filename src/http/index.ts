@@ -5,7 +5,14 @@
  */
 export { HttpServer, type HttpContextSource } from "./server/http-server.js";
 export { HttpRequest, type HttpNameValue } from "./exchange/http-request.js";
-export { HttpResponse } from "./exchange/http-response.js";
+export {
+  HttpResponse,
+  type HttpStreamFailure,
+  type HttpStreamFailureMode,
+  type HttpStreamOptions,
+  type HttpStreamProducer,
+  type HttpStreamSink,
+} from "./exchange/http-response.js";
 export { HttpUser } from "./exchange/http-user.js";
 export { HttpCorsConfig } from "./server/http-cors-config.js";
 export { HttpController, type HttpControllerClass } from "./exchange/http-controller.js";
@@ -20,6 +27,9 @@ export {
   HttpServiceUnavailableError,
   HttpClientGoneError,
   HttpBulkItemError,
+  HttpImportRefusedError,
+  type HttpImportLineError,
+  type HttpRefusedLine,
 } from "./exchange/http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";
 export type { HttpMetricsOptions } from "./operations/http-metrics.js";

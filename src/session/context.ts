@@ -18,6 +18,7 @@ import type { AggregateQuery } from "../filter/aggregate-query.js";
 import { type AggregateSpec, aggregateQueryOf } from "../filter/aggregate-spec.js";
 import { type AggregateResult, runAggregate } from "./session-aggregates.js";
 import { type CountMode, countRows, type RowCount } from "./session-counts.js";
+import { type ClosableCursor, type EntityCursor, type EntityCursorOptions, openEntityCursor } from "./entity-cursor.js";
 
 /**
  * The ORM session: reads and writes mapped entities through one database connection,
@@ -44,6 +45,8 @@ export class Context implements AsyncDisposable {
   readonly #transaction: TransactionScope;
   readonly #reads: SessionReads;
   readonly #writes: SessionWrites;
+  /** The cursors open now (closed at dispose); undefined until the first opens. */
+  #cursors: Set<ClosableCursor> | undefined;
 
   /** @param database where the session reads and writes; the connection is taken lazily. */
   constructor(database: Database) {
@@ -143,6 +146,33 @@ export class Context implements AsyncDisposable {
   /** `aggregate` of a question already resolved to columns (what the HTTP aggregate route builds from its body). */
   selectAggregate<T extends object>(entityClass: EntityClass<T>, query: AggregateQuery): Promise<AggregateResult> {
     return runAggregate(this.database.dialect, this.#connection, this, entityClass, query);
+  }
+
+  /**
+   * Opens a cursor on the entities a filter selects (its tenant, soft-delete guard, order and page as in
+   * `select`), read `batchSize` at a time, so that a result of any size takes the memory of one batch: on a
+   * connection of its own, in a read-only snapshot (docs/crud.md "Streamed answers"). The entities are not kept
+   * in the identity map. Close it when done; the session closes cursors still open when it is disposed.
+   */
+  async openCursor<T extends object>(entityClass: EntityClass<T>, filter: Filter, options?: EntityCursorOptions): Promise<EntityCursor<T>> {
+    const cursors = (this.#cursors ??= new Set());
+    const cursor = await openEntityCursor(
+      { database: this.database, tenants: this, entities: this.#entities, onClosed: (closed) => cursors.delete(closed) },
+      EntityMapping.of(entityClass),
+      filter,
+      options,
+    );
+    cursors.add(cursor);
+    return cursor;
+  }
+
+  /**
+   * Forgets every entity the session holds (its identity map): later reads load fresh instances. For a long
+   * session that reads or writes many rows (an export, an import), so that memory holds only what the caller
+   * still refers to.
+   */
+  clear(): void {
+    this.#identityMap.clear();
   }
 
   /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */
@@ -314,7 +344,9 @@ export class Context implements AsyncDisposable {
 
   /** Gives the connection back (rolling back an unfinished transaction). Safe to call twice. */
   dispose(): Promise<void> {
-    return this.#connection.dispose();
+    const cursors = this.#cursors;
+    if (cursors === undefined || cursors.size === 0) return this.#connection.dispose();
+    return Promise.all([...cursors].map((cursor) => cursor.close())).then(() => this.#connection.dispose());
   }
 
   /** Same as `dispose()`, for `await using`. */

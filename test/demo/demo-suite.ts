@@ -14,6 +14,7 @@ import { defineDemoDataApiTests } from "./demo-data-api.js";
 import { defineDemoTenantTests } from "./demo-tenants.js";
 import { defineDemoChangeTests } from "./demo-changes.js";
 import { defineDemoAggregateTests } from "./demo-aggregates.js";
+import { defineDemoStreamingTests } from "./demo-streaming.js";
 import { OpenApiContract } from "./openapi-contract.js";
 
 type Row = Record<string, unknown>;
@@ -560,6 +561,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
 
     defineDemoWriteTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoBulkTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, () => companyIds);
+    defineDemoStreamingTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoIdempotencyTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
     defineDemoDataApiTests({ call, ok, expectError });
     defineDemoAggregateTests({ call, ok, expectError }, engine.name);

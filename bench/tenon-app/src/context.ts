@@ -3,13 +3,19 @@ import { HttpContext } from "tenon/http";
 
 let database: Database | undefined;
 
-/** Opens the bench's database (SQLite file, or PostgreSQL schema tenon_bench) once per process. */
+/** Opens the bench's database (SQLite file, PostgreSQL schema tenon_bench, or a MariaDB database) once per process. */
 export async function openDatabase(): Promise<Database> {
   if (process.env.BENCH_DB === "postgres") {
     const { PostgresDatabase } = await import("tenon/postgres");
     database = new PostgresDatabase({
       connectionString: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/test",
       schema: process.env.BENCH_PG_SCHEMA || "tenon_bench",
+      poolSize: 10,
+    });
+  } else if (process.env.BENCH_DB === "mariadb") {
+    const { MariaDbDatabase } = await import("tenon/mariadb");
+    database = new MariaDbDatabase({
+      connectionString: process.env.BENCH_MARIADB_URL || "mariadb://root@127.0.0.1:3306/test",
       poolSize: 10,
     });
   } else {

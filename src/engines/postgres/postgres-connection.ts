@@ -3,6 +3,8 @@ import { EngineMessages } from "../engine-messages.js";
 import type { DatabaseError } from "../../errors.js";
 import { PooledConnection } from "../pooled-connection.js";
 import { type BackendKey, sendCancelRequest } from "./postgres-cancel.js";
+import { declareCursorSql, fetchSql, PostgresCursor } from "./postgres-cursor.js";
+import type { RowCursor } from "../database.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 import { connectionGivenBack, isConnectionLost, missingSequence, postgresError, sqlState } from "./postgres-errors.js";
 
@@ -54,6 +56,25 @@ export class PostgresConnection extends PooledConnection<PostgresResult> {
   /** @inheritdoc */
   async execute(sql: string, parameters: readonly unknown[]): Promise<number> {
     return (await this.run(sql, parameters, "write")).rowCount ?? 0;
+  }
+
+  /**
+   * @inheritdoc A server-side cursor declared in a read-only transaction (`BEGIN READ ONLY`, `DECLARE ... NO SCROLL
+   * CURSOR`), read with `FETCH FORWARD`: one snapshot for the whole result, the rows held by the server.
+   */
+  async openCursor(sql: string, parameters: readonly unknown[]): Promise<RowCursor> {
+    await this.beginReadOnly();
+    try {
+      await this.run(declareCursorSql(sql), parameters);
+    } catch (error) {
+      await this.rollback().catch(() => undefined);
+      throw error;
+    }
+    return new PostgresCursor({
+      fetch: async (count) => (await this.run(fetchSql(count), [])).rows as unknown[][],
+      cancel: () => this.cancel(),
+      end: () => this.rollback(),
+    });
   }
 
   /** @inheritdoc */

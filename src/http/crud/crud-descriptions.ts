@@ -8,6 +8,7 @@ import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
 import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-schemas.js";
 import { addAggregateSchemas } from "./aggregate-schemas.js";
+import { csvColumnsOf, csvMediaType, ndjsonMediaType } from "./stream-format.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -74,8 +75,23 @@ export function entityRouteDescriptions(
     select: {
       tags,
       summary: `The ${entity} rows a filter selects (keyset pages with after and nextCursor).`,
+      description:
+        "With `Accept: application/x-ndjson` or `text/csv` every row the filter selects is streamed instead, with no page ceiling " +
+        "but the body's own `limit`. NDJSON has one data item a line; a failure after the first line ends the answer with the line " +
+        '`{"error": {"status", "message", "taskId"?}}`. CSV (RFC 4180) has a header row of the wire names; a failure cuts the body before its last chunk.',
       requestBody: schemaRef(filter),
       responseBody: schemaRef(`${entity}SelectPage`),
+      otherResponseBodies: {
+        [ndjsonMediaType]: {
+          type: "string",
+          description: `One ${entity} a line, as in the JSON page's data; a failure after the first line ends with an {"error": ...} line.`,
+          "x-tenon-line": schemaRef(presets.withRelations),
+        },
+        [csvMediaType]: {
+          type: "string",
+          description: `RFC 4180: a header row (${csvColumnsOf(mapping).join(",")}), then one row per ${entity}; null is an empty field, the empty text "".`,
+        },
+      },
     },
     aggregate: {
       tags,
@@ -96,6 +112,9 @@ export function entityRouteDescriptions(
       summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
       // An update or delete of a missing row fails its item with 404 (with the item's operation and index).
       answers: [HttpStatusCatalogue.notFound.status],
+      description:
+        "A body sent as `application/x-ndjson` is an import: one insert object a line, read as it arrives, written in batches in one " +
+        'transaction, all or nothing; it answers `{"imported": <rows>}`, and refused lines are listed in the error body\'s `lines`.',
       requestBody: {
         type: "object",
         additionalProperties: false,
@@ -105,14 +124,22 @@ export function entityRouteDescriptions(
           delete: { type: "array", items: schemaRef(addBulkDeleteSchema(mapping, schemas)) },
         },
       },
+      otherRequestBodies: {
+        [ndjsonMediaType]: { type: "string", description: `One ${entity} insert object a line.`, "x-tenon-line": input },
+      },
       responseBody: {
-        type: "object",
-        required: ["inserted", "updated", "deleted"],
-        properties: {
-          inserted: { type: "array", items: withDetails },
-          updated: { type: "array", items: withDetails },
-          deleted: { type: "array", items: { type: "integer", format: "int32" } },
-        },
+        oneOf: [
+          {
+            type: "object",
+            required: ["inserted", "updated", "deleted"],
+            properties: {
+              inserted: { type: "array", items: withDetails },
+              updated: { type: "array", items: withDetails },
+              deleted: { type: "array", items: { type: "integer", format: "int32" } },
+            },
+          },
+          { type: "object", required: ["imported"], properties: { imported: { type: "integer", minimum: 0 } } },
+        ],
       },
     };
     operations.patch = {

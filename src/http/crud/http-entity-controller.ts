@@ -9,7 +9,9 @@ import type { HttpContext } from "./http-context.js";
 import { type HttpAggregatePage, HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
-import { HttpIdempotencyKey } from "./idempotency.js";
+import { HashedBody, HttpIdempotencyKey } from "./idempotency.js";
+import { ndjsonLines } from "./ndjson-lines.js";
+import { isNdjson, ndjsonMediaType, recordFormatOf } from "./stream-format.js";
 import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
 
@@ -24,7 +26,7 @@ function servedEntityOf(controller: Function): EntityClass<object> {
 import { isMergeObject } from "./merge-patch.js";
 import { sessionTenant } from "../../session/tenant-scope.js";
 import { HttpError } from "../exchange/http-errors.js";
-import { HttpStatus } from "../exchange/http-messages.js";
+import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
 import {
   answerChangeStream,
   type ChangeStreamSettings,
@@ -33,6 +35,12 @@ import {
   defaultChangeStreamSettings,
   lastEventIdOf,
 } from "./change-stream.js";
+
+/** What `bulk` resolves with after an import, whose answer it wrote to the response: never sent. */
+const importedBulk: HttpEntityBulkResult = Object.freeze({ inserted: [], updated: [], deleted: [] });
+
+/** What `select` resolves with when its answer is streamed: never sent (the response streams). */
+const streamedPage: HttpSelectPage = Object.freeze({ data: [] });
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select (docs/crud.md),
@@ -127,10 +135,19 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     });
   }
 
-  /** POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see docs/crud.md). */
+  /**
+   * POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see
+   * docs/crud.md). A request whose `Accept` prefers `application/x-ndjson` or `text/csv` gets every row the body
+   * selects streamed instead (`HttpEntityReader.stream`): the promise then resolves with an empty page that is
+   * not sent, the answer being the response's stream.
+   */
   @Post("select")
   select(): Promise<HttpSelectPage> {
-    return this.createReader().select(this.request.jsonContent);
+    const format = recordFormatOf(this.request);
+    if (format === undefined) return this.createReader().select(this.request.jsonContent);
+    return this.createReader()
+      .stream(this.request.jsonContent, format, this.response)
+      .then(() => streamedPage);
   }
 
   /**
@@ -214,14 +231,30 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
 
   /**
    * POST {base}/bulk: inserts, updates and deletes the items of the body in one transaction
-   * (`HttpEntityWriter.bulk`); once per `Idempotency-Key` when one is sent.
+   * (`HttpEntityWriter.bulk`); once per `Idempotency-Key` when one is sent. A body sent as
+   * `application/x-ndjson` is an import instead, one insert a line, read as it arrives
+   * (`HttpEntityWriter.import`): its answer `{"imported": <rows>}` is written to the response, and the promise
+   * resolves with an empty bulk result that is not sent.
    */
-  @Post("bulk", { areasOf: ["insert", "update", "delete"] })
+  @Post("bulk", { areasOf: ["insert", "update", "delete"], streamedBody: [ndjsonMediaType] })
   bulk(): Promise<HttpEntityBulkResult> {
+    if (isNdjson(this.request.contentType)) return this.#import();
     const writer = this.createWriter();
     const key = HttpIdempotencyKey.of(this.request);
     if (key === undefined) return writer.bulk(this.request.jsonContent);
     return writer.once(key, () => writer.bulk(this.request.jsonContent));
+  }
+
+  /** The NDJSON import of `bulk`: the answer written to the response, once per `Idempotency-Key` when one is sent. */
+  async #import(): Promise<HttpEntityBulkResult> {
+    const writer = this.createWriter();
+    const key = HttpIdempotencyKey.of(this.request);
+    const body = new HashedBody(this.request.bodyStream ?? [this.request.body]);
+    const lines = ndjsonLines(body, writer.maxImportLineBytes);
+    const result = key === undefined ? await writer.import(lines) : await writer.onceStreamed(key, body, () => writer.import(lines));
+    this.response.contentType = HttpDefaults.jsonContentType;
+    this.response.content = JSON.stringify(result);
+    return importedBulk;
   }
 
   /** PUT {base}: updates the entity of the body and answers it, reloaded. */

@@ -22,6 +22,9 @@ import { parseAggregateBody } from "./aggregate-body.js";
 import { encodeAggregateCursor } from "./aggregate-cursor.js";
 import { encodeAggregateRow } from "./aggregate-values.js";
 import { CrudMessages } from "./crud-messages.js";
+import type { EntityCursor } from "../../session/entity-cursor.js";
+import { answerRecordStream, type HttpRecord, type HttpRecordSource } from "./record-stream.js";
+import { csvColumnsOf, type HttpRecordFormat } from "./stream-format.js";
 
 /**
  * The exchange of a conditional read: the request whose `If-None-Match` is compared and the response that
@@ -85,6 +88,8 @@ export class HttpEntityReader<T extends object> {
   onAddEntityFilter: ((filter: Filter) => void | Promise<void>) | undefined = undefined;
   /** Called on each entity before it is serialized. */
   onBeforeSerializeEntity: ((entity: T) => void | Promise<void>) | undefined = undefined;
+  /** The entities a streamed answer (`stream`) reads and sends at a time (default 500). */
+  streamBatchSize = 500;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. @param filterParameters the filter limits. */
@@ -154,6 +159,50 @@ export class HttpEntityReader<T extends object> {
     const data = result.rows.map((row) => encodeAggregateRow(query, row));
     if (result.next === undefined) return { data };
     return { data, nextCursor: encodeAggregateCursor(query, aggregateOrder(query), result.next) };
+  }
+
+  /**
+   * Answers the rows a filter body selects as a stream (docs/crud.md "Streamed answers"): NDJSON, one entity a
+   * line as `select` writes its data items (`config`, default withRelations), or CSV, a header row of the
+   * entity's JSON members (scalars and `<name>Id`, as `entityOnly` writes them) and a row per entity. The body's
+   * rules are select's, with no page ceiling: `limit` is the caller's own (absent: every row); `start` and
+   * `after` start where they say; `count: true` is a 400. `onAddEntityFilter` and `onBeforeSerializeEntity` run
+   * as for select. The rows are read from a cursor in batches of `batchSize`, each serialized and sent when the
+   * client has taken the one before. A bad body, or a failure before the first row, is answered as usual.
+   */
+  async stream(
+    body: unknown,
+    format: HttpRecordFormat,
+    response: HttpResponse,
+    config: JsonSerializerConfig = format === "csv" ? JsonSerializerConfig.entityOnly : JsonSerializerConfig.withRelations,
+  ): Promise<void> {
+    const parameters = new HttpFilterParameters({
+      maxLimit: -1,
+      maxWhereConditions: this.filterParameters.maxWhereConditions,
+      maxOrderByColumns: this.filterParameters.maxOrderByColumns,
+      includeDeleted: this.filterParameters.includeDeleted,
+    });
+    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, parameters);
+    if (read.count === true) throw new InvalidInputError(CrudMessages.streamedCount);
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(read.filter);
+    const cursor = await this.context.openCursor(this.entityClass, read.filter, { batchSize: this.streamBatchSize });
+    await answerRecordStream(response, format, this.#recordsOf(cursor, config, format === "csv" ? csvColumnsOf(this.#mapping) : []));
+  }
+
+  /** The records of a cursor's entities, serialized a batch at a time; the session forgets each batch once it is sent. */
+  #recordsOf(cursor: EntityCursor<T>, config: JsonSerializerConfig, columns: readonly string[]): HttpRecordSource {
+    return {
+      columns,
+      next: async (): Promise<readonly HttpRecord[]> => {
+        const entities = await cursor.read();
+        if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
+        const records = await this.context.toJson(entities, config);
+        // References the batch loaded (a company per employee) are not kept for the next one.
+        this.context.clear();
+        return records;
+      },
+      close: () => cursor.close(),
+    };
   }
 
   /** The entity's metadata (`{entity, primaryKey, versionColumn?, properties}`). */

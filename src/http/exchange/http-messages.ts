@@ -40,6 +40,8 @@ export const HttpDefaults = {
   /** How long an `Idempotency-Key` of the generic writer is remembered (`HttpEntityWriter.idempotencyWindowSeconds`). */
   idempotencyWindowSeconds: 86400,
   maxRequestContentLength: 1048576,
+  /** The largest body of a route that reads its body as a stream (an NDJSON import): 1 GiB. */
+  maxStreamedContentLength: 1073741824,
   corsMaxAge: 600,
   corsAllowMethods: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
   corsAlwaysAllowedHeaders: "Content-Type, Authorization",
@@ -95,6 +97,10 @@ export const HttpMessages = {
   missingHost: "An HTTP/1.1 request must carry a Host header.",
   requestTimeout: "The request did not arrive in time.",
   clientGoneDuringAuthentication: "The client closed its connection while the request was being authenticated: the handler was not run.",
+  importRefused: (lines: number, more: boolean): string =>
+    `${more ? "At least " : ""}${lines} line${lines === 1 ? "" : "s"} of the import ${lines === 1 ? "was" : "were"} refused; nothing was written.`,
+  clientGoneDuringBody: "The client closed its connection while its request body was being read.",
+  bodyStreamReadTwice: "The request body stream can be read once.",
   clientGoneDuringRateLimit: "The client closed its connection while the request waited for the rate-limit store: the handler was not run.",
   headersTooLarge: "The request headers are too large.",
   chunkExtensionsTooLarge: "The chunk extensions of the request body are too large.",

@@ -258,6 +258,12 @@ function successHeadersOf(etag: boolean, rateLimited: boolean): Record<string, u
   return rateLimited ? rateLimitHeaders : undefined;
 }
 
+/** The content entries of bodies keyed by media type. */
+function mediaOf(bodies: Readonly<Record<string, JsonSchema>> | undefined): Record<string, unknown> {
+  if (bodies === undefined) return {};
+  return Object.fromEntries(Object.entries(bodies).map(([media, schema]) => [media, { schema }]));
+}
+
 function buildOperation(
   route: DocumentedRoute,
   described: HttpOperationDescription | undefined,
@@ -276,7 +282,12 @@ function buildOperation(
   };
   const responses: Record<string, unknown> = {};
   const schema = described?.responseBody ?? {};
-  const success = head ? undefined : Object.fromEntries((described?.responseMediaTypes ?? jsonMedias).map((media) => [media, { schema }]));
+  const success = head
+    ? undefined
+    : {
+        ...Object.fromEntries((described?.responseMediaTypes ?? jsonMedias).map((media) => [media, { schema }])),
+        ...mediaOf(described?.otherResponseBodies),
+      };
   const headers = successHeadersOf(described?.etag === true, route.rateLimited);
   for (const [status, answer] of standard.of(facts, described?.answers, head)) {
     responses[status] =
@@ -304,7 +315,10 @@ function buildOperation(
     const body = { schema: described?.requestBody ?? {} };
     operation.requestBody = {
       required: described?.requestBody !== undefined,
-      content: Object.fromEntries((described?.requestMediaTypes ?? jsonMedias).map((media) => [media, body])),
+      content: {
+        ...Object.fromEntries((described?.requestMediaTypes ?? jsonMedias).map((media) => [media, body])),
+        ...mediaOf(described?.otherRequestBodies),
+      },
     };
   }
   if (scheme !== undefined && !route.requiresAuthentication) operation.security = [];
