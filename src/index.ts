@@ -37,7 +37,16 @@ export type { SchemaDialect, SchemaLimits, SequenceOptions, CatalogQuery } from 
 export type { Catalog, CatalogTable, CatalogColumn } from "./sql/catalog.js";
 export { Schema, type SchemaOptions } from "./schema/schema.js";
 export { SchemaDiff, SchemaScript } from "./schema/schema-diff.js";
-export type { Database, Connection, RowCursor } from "./engines/database.js";
+export type {
+  Connection,
+  Database,
+  PoolSnapshot,
+  ReadConnection,
+  ReadRouting,
+  ReadTarget,
+  ReplicaFigures,
+  RowCursor,
+} from "./engines/database.js";
 export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
 export { Context } from "./session/context.js";

@@ -91,15 +91,94 @@ export interface Database {
   acquireNow?(): Connection | undefined;
   /**
    * How full the pool is now: connections lent to sessions, idle in the pool, and sessions waiting for one
-   * (for metrics). Optional: the embedded engine, with its one shared connection, has none.
+   * (for metrics); with read replicas also what the routing saw and counted. Optional: the embedded engine,
+   * with its one shared connection, has none.
    */
-  poolFigures?(): { readonly inUse: number; readonly idle: number; readonly waiting: number };
+  poolFigures?(): PoolSnapshot;
   /**
    * Calls `onNotify` whenever a transaction that wrote change records commits, in any process, through a
    * connection of its own kept for it; answers how to stop. Optional: an engine without notifications has
    * none, and the change feed's readers poll. A lost listening connection is not reopened (polling goes on).
    */
   listenForChanges?(onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * Where the reads of a session may go other than to the connection that writes (read replicas), and the
+   * consistency tokens that let a later session read at least as new as a write. Optional: a database without
+   * replicas or tokens has none, and its sessions pay nothing for it (docs/scaling.md, "Read replicas").
+   */
+  readonly readRouting?: ReadRouting;
   /** Closes every connection. Call it on every path that ends the process, after the server has stopped. */
   close(): Promise<void>;
+}
+
+/** How full a database's pool is at one moment, and with read replicas what their routing saw (`Database.poolFigures`). */
+export interface PoolSnapshot {
+  /** Connections lent to sessions. */
+  readonly inUse: number;
+  /** Open connections waiting in the pool. */
+  readonly idle: number;
+  /** Sessions waiting for a connection. */
+  readonly waiting: number;
+  /** With read replicas: reads per target, consistency waits, failovers noticed, and each server's lag. */
+  readonly replicas?: ReplicaFigures;
+}
+
+/** What the routing of a database with read replicas saw and counted since it opened. */
+export interface ReplicaFigures {
+  /** Read statements of sessions, by where they ran. */
+  readonly reads: { readonly replica: number; readonly primary: number };
+  /**
+   * Reads that carried a consistency token, by outcome: served by a replica that had replayed past it at once
+   * (`replica`), after waiting for one (`waited`), or by the primary when none did in time (`primary`).
+   */
+  readonly consistencyWaits: { readonly replica: number; readonly waited: number; readonly primary: number };
+  /** Times the primary was found on another server than before. */
+  readonly failovers: number;
+  /** Each server as the last check found it. */
+  readonly servers: readonly {
+    /** `host:port`. */
+    readonly address: string;
+    /** `primary`, `replica`, or `unreachable`. */
+    readonly role: string;
+    /** Seconds a replica is behind the primary (0 for the others). */
+    readonly lagSeconds: number;
+    /** Whether reads go to it. */
+    readonly inRotation: boolean;
+  }[];
+}
+
+/** Where a read was served: by a replica, or by the primary (the server that takes the writes). */
+export type ReadTarget = "replica" | "primary";
+
+/** A connection for reads, and where it reads. */
+export interface ReadConnection {
+  /** The connection (to give back with `release`, as any other). */
+  readonly connection: Connection;
+  /** Where its statements run. */
+  readonly target: ReadTarget;
+}
+
+/**
+ * The read replicas of a database, as sessions use them: a session that has not written and is not in a
+ * transaction may read through `acquireRead`; after a write it reads through its own connection to the
+ * primary. A consistency token (`tokenAfterWrite`) names a point in the primary's history; a read given one
+ * is served by a replica that has replayed past it, or, after a bounded wait, by the primary.
+ */
+export interface ReadRouting {
+  /** Whether sessions read from replicas unless they say otherwise (the database's option; default false). */
+  readonly byDefault: boolean;
+  /**
+   * A connection for reads at least as new as `after` (a token `parseToken` accepted; undefined: any replica
+   * in rotation). Falls back to the primary when no replica is in rotation, or none reaches `after` in time.
+   */
+  acquireRead(after: string | undefined): Promise<ReadConnection>;
+  /**
+   * The token of everything committed through `connection` (a session's connection to the primary, after its
+   * writes committed); undefined when it cannot be read now. Never rejects: the writes are committed already.
+   */
+  tokenAfterWrite(connection: Connection): Promise<string | undefined>;
+  /** A token as a client sent it back, checked: its normal form, or undefined when it is not a token of this engine. */
+  parseToken(text: string): string | undefined;
+  /** Counts one read statement of a session and where it ran (for metrics). */
+  countRead(target: ReadTarget): void;
 }

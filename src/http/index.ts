@@ -33,7 +33,7 @@ export {
 } from "./exchange/http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";
 export type { HttpMetricsOptions } from "./operations/http-metrics.js";
-export type { HttpPoolFigures, PoolFigures } from "./operations/pool-figures.js";
+export type { HttpPoolFigures, PoolFigures, ReplicaRoutingFigures } from "./operations/pool-figures.js";
 export { HttpTooManyRequestsError, type HttpRateLimit } from "./operations/rate-limiter.js";
 export {
   type HttpRateLimitStore,

@@ -19,6 +19,7 @@ import { type AggregateSpec, aggregateQueryOf } from "../filter/aggregate-spec.j
 import { type AggregateResult, runAggregate } from "./session-aggregates.js";
 import { type CountMode, countRows, type RowCount } from "./session-counts.js";
 import { type ClosableCursor, type EntityCursor, type EntityCursorOptions, openEntityCursor } from "./entity-cursor.js";
+import { RoutedReads } from "./routed-reads.js";
 
 /**
  * The ORM session: reads and writes mapped entities through one database connection,
@@ -39,6 +40,14 @@ export class Context implements AsyncDisposable {
   onGetCurrentTenant: (() => string | undefined) | undefined = undefined;
   /** True: the session reads and writes every tenant's rows. Set it explicitly, for administration and seeding. */
   unscoped = false;
+  /**
+   * On a database with read replicas (`Database.readRouting`): whether this session's reads may go to a replica
+   * while it has not written and is not in a transaction (undefined: the database's `replicaReads`). Ignored
+   * elsewhere. Once the session writes, opens a transaction or runs SQL of its own, every read goes to the primary.
+   */
+  replicaReads: boolean | undefined = undefined;
+  /** The consistency token this session's reads must be at least as new as (`readAfter`). */
+  #readAfter: string | undefined = undefined;
   readonly #identityMap = new IdentityMap();
   readonly #entities: EntityMaterializer;
   readonly #connection: SessionConnection;
@@ -47,6 +56,8 @@ export class Context implements AsyncDisposable {
   readonly #writes: SessionWrites;
   /** The cursors open now (closed at dispose); undefined until the first opens. */
   #cursors: Set<ClosableCursor> | undefined;
+  /** The reads routed to replicas, on a database that has them. */
+  readonly #routed: RoutedReads | undefined;
 
   /** @param database where the session reads and writes; the connection is taken lazily. */
   constructor(database: Database) {
@@ -57,13 +68,50 @@ export class Context implements AsyncDisposable {
       flush: (connection, kept) => changeRecorder().flush(this, connection, kept),
       committed: () => changeRecorder().committed(this),
     });
-    this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities, this);
+    const routing = database.readRouting;
+    this.#routed = routing === undefined ? undefined : new RoutedReads(this.#connection, routing, this);
+    this.#reads = new SessionReads(database.dialect, this.#routed ?? this.#connection, this.#identityMap, this.#entities, this);
     this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities);
   }
 
   /** Whether a transaction is open. */
   get inTransaction(): boolean {
     return this.#transaction.active;
+  }
+
+  /** The consistency token given to `readAfter`, if any. */
+  get readAfter(): string | undefined {
+    return this.#readAfter;
+  }
+
+  /**
+   * Makes this session's reads at least as new as the write a consistency token names (one that
+   * `consistencyToken` answered, in this process or another): on a database with read replicas, a read goes to
+   * a replica that has replayed past it, or after a bounded wait to the primary. Answers false, and changes
+   * nothing, when `token` is not a token of this database's engine; a database without read replicas serves
+   * every read from the server that took the writes, so there any token is accepted and nothing changes.
+   */
+  consistentWith(token: string): boolean {
+    const routing = this.database.readRouting;
+    if (routing === undefined) return true;
+    const parsed = routing.parseToken(token.trim());
+    if (parsed === undefined) return false;
+    this.#readAfter = parsed;
+    return true;
+  }
+
+  /**
+   * The consistency token of what this session committed so far, for a later session to read at least that new
+   * (`consistentWith`); undefined on a database without read replicas, for a session that has not used its own
+   * connection, or when the token cannot be read now (the writes are committed all the same).
+   */
+  consistencyToken(): Promise<string | undefined> {
+    const routing = this.database.readRouting;
+    if (routing === undefined || !this.#connection.taken || this.#transaction.active) return Promise.resolve(undefined);
+    return this.#connection.acquire().then(
+      (connection) => routing.tokenAfterWrite(connection),
+      () => undefined,
+    );
   }
 
   /** The entity of `entityClass` with this primary key; throws `EntityNotFoundError` when there is none. */
@@ -345,8 +393,11 @@ export class Context implements AsyncDisposable {
   /** Gives the connection back (rolling back an unfinished transaction). Safe to call twice. */
   dispose(): Promise<void> {
     const cursors = this.#cursors;
-    if (cursors === undefined || cursors.size === 0) return this.#connection.dispose();
-    return Promise.all([...cursors].map((cursor) => cursor.close())).then(() => this.#connection.dispose());
+    const routed = this.#routed;
+    if ((cursors === undefined || cursors.size === 0) && routed === undefined) return this.#connection.dispose();
+    const closing = cursors === undefined ? [] : [...cursors].map((cursor) => cursor.close());
+    if (routed !== undefined) closing.push(routed.dispose());
+    return Promise.all(closing).then(() => this.#connection.dispose());
   }
 
   /** Same as `dispose()`, for `await using`. */

@@ -23,12 +23,22 @@ const disposed: ConnectionState = { phase: "disposed" };
  * is forgotten, so that the next statement tries again.
  */
 export class SessionConnection {
-  readonly #database: Database;
+  readonly #database: ConnectionSource;
   #state: ConnectionState = idle;
 
   /** @param database where the connection comes from. */
-  constructor(database: Database) {
+  constructor(database: ConnectionSource) {
     this.#database = database;
+  }
+
+  /** The dialect of the database the connection comes from. */
+  get dialect(): Database["dialect"] {
+    return this.#database.dialect;
+  }
+
+  /** Whether the session has taken (or is taking) its connection, or is disposed. */
+  get taken(): boolean {
+    return this.#state !== idle;
   }
 
   /** The open connection, or one the database hands over without waiting (then it is this session's), or undefined. */
@@ -112,8 +122,11 @@ export class SessionConnection {
   }
 }
 
+/** Where a session's connection comes from: a database, or what stands for one (the routed reads' source). */
+export type ConnectionSource = Pick<Database, "dialect" | "acquire" | "acquireNow">;
+
 /** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
-function observed(connection: Connection, database: Database): Connection {
+function observed(connection: Connection, database: ConnectionSource): Connection {
   const observer = statementObservation.current;
   return observer === undefined ? connection : observeConnection(connection, observer, database.dialect.name);
 }

@@ -6,7 +6,7 @@ import type { Dialect } from "../sql/dialect.js";
 import type { CompiledStatement } from "../sql/entity-statements.js";
 import type { EntityMaterializer } from "./entity-materializer.js";
 import type { IdentityMap } from "./identity-map.js";
-import type { SessionConnection } from "./session-connection.js";
+import type { ReadSource } from "./routed-reads.js";
 import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
 
 /** A filter's page with the number of rows the filter matches, read in one snapshot. */
@@ -23,19 +23,16 @@ export interface CountedPage<T> {
  */
 export class SessionReads {
   readonly #dialect: Dialect;
-  readonly #connection: SessionConnection;
+  readonly #connection: ReadSource;
   readonly #identityMap: IdentityMap;
   readonly #entities: EntityMaterializer;
   readonly #tenants: TenantSource;
 
-  /** @param dialect the database's. @param connection, identityMap, entities the session's. @param tenants the session's tenant. */
-  constructor(
-    dialect: Dialect,
-    connection: SessionConnection,
-    identityMap: IdentityMap,
-    entities: EntityMaterializer,
-    tenants: TenantSource,
-  ) {
+  /**
+   * @param dialect the database's. @param connection where the session's reads run (its connection, or routed
+   * reads). @param identityMap, entities the session's. @param tenants the session's tenant.
+   */
+  constructor(dialect: Dialect, connection: ReadSource, identityMap: IdentityMap, entities: EntityMaterializer, tenants: TenantSource) {
     this.#dialect = dialect;
     this.#connection = connection;
     this.#identityMap = identityMap;

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { EngineMessages } from "../engine-messages.js";
 import type { DatabaseError } from "../../errors.js";
-import { PooledConnection } from "../pooled-connection.js";
+import { PooledConnection, type PooledConnectionErrors } from "../pooled-connection.js";
 import { type BackendKey, sendCancelRequest } from "./postgres-cancel.js";
 import { declareCursorSql, fetchSql, PostgresCursor } from "./postgres-cursor.js";
 import type { RowCursor } from "../database.js";
@@ -16,23 +16,45 @@ interface PostgresResult {
   readonly rowCount: number | null;
 }
 
+/**
+ * How a connection to one server of several (a multi-host database) words its failures and reports its server
+ * failing, so that the database looks for the primary again. @internal
+ */
+export interface ServerWatch {
+  /** The errors of a connection to this server (`clusterError`). */
+  readonly errors: PooledConnectionErrors;
+  /** A statement failed on this server. */
+  failed(error: unknown): void;
+}
+
 /** One pooled `pg` client lent to one session. */
 export class PostgresConnection extends PooledConnection<PostgresResult> {
   readonly #database: PostgresDatabase;
 
-  /** @internal sessions get connections from `PostgresDatabase.acquire()`. */
-  constructor(database: PostgresDatabase, client: pg.PoolClient) {
+  /**
+   * @internal sessions get connections from `PostgresDatabase.acquire()`. `watch`: the connection is to one
+   * server of several.
+   */
+  constructor(database: PostgresDatabase, client: pg.PoolClient, watch?: ServerWatch) {
     let onError: ((error: unknown) => void) | undefined;
     const listener = (error: unknown): void => onError?.(error);
+    const send = (sql: string, parameters: readonly unknown[]): Promise<PostgresResult> =>
+      client.query<unknown[]>({
+        text: sql,
+        values: parameters as unknown[],
+        rowMode: "array",
+        name: database.statementName(sql, parameters.length),
+      });
     super(
       {
-        send: (sql, parameters) =>
-          client.query<unknown[]>({
-            text: sql,
-            values: parameters as unknown[],
-            rowMode: "array",
-            name: database.statementName(sql, parameters.length),
-          }),
+        send:
+          watch === undefined
+            ? send
+            : (sql, parameters) =>
+                send(sql, parameters).catch((error: unknown) => {
+                  watch.failed(error);
+                  throw error;
+                }),
         giveBack: (close) => client.release(close ? new Error(EngineMessages.closedInsteadOfPooled) : undefined),
         listen: (handler) => {
           onError = handler;
@@ -41,7 +63,7 @@ export class PostgresConnection extends PooledConnection<PostgresResult> {
         },
         cancel: () => sendCancelRequest(client as unknown as BackendKey),
       },
-      errors,
+      watch?.errors ?? errors,
       "BEGIN",
       (connection) => database.returned(connection as PostgresConnection),
     );

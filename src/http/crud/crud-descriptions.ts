@@ -9,8 +9,28 @@ import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
 import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-schemas.js";
 import { addAggregateSchemas } from "./aggregate-schemas.js";
 import { csvColumnsOf, csvMediaType, ndjsonMediaType } from "./stream-format.js";
+import { consistencyTokenHeader } from "./consistency-token.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** The consistency token a write answers, on a database with read replicas. */
+const consistencyTokenAnswer: Readonly<Record<string, JsonSchema>> = {
+  [consistencyTokenHeader]: {
+    description: "On a database with read replicas: send it back on later reads to read at least what this write committed.",
+    schema: { type: "string" },
+  },
+};
+
+/** The consistency token a read may send back. */
+const consistencyTokenParameter: JsonSchema = {
+  name: consistencyTokenHeader,
+  in: "header",
+  required: false,
+  description:
+    "A token a write answered: the read is served at least that new (by a replica that has replayed the write, or by the primary). Not a token of this server: 400.",
+  schema: { type: "string" },
+};
+const readParameters: readonly JsonSchema[] = [consistencyTokenParameter];
 
 /** An entity class named as a body in `@OpenApi` is its component schema; any other class is left to other sources. */
 addClassSchemaSource((bodyClass, schemas) =>
@@ -64,9 +84,23 @@ export function entityRouteDescriptions(
   // The generic reader and writer answer the entity's ETag when it has a version column.
   const etag = version !== undefined;
   const operations: Record<string, HttpOperationDescription> = {
-    selectAll: { tags, summary: `Every ${entity} up to the page ceiling.`, responseBody: page },
-    get: { tags, summary: `One ${entity}, with details.`, parameterNames: ["id"], responseBody: withDetails, etag },
-    find: { tags, summary: `One ${entity}, entity only.`, parameterNames: ["id"], responseBody: entityOnly, etag },
+    selectAll: { tags, summary: `Every ${entity} up to the page ceiling.`, responseBody: page, parameters: readParameters },
+    get: {
+      tags,
+      summary: `One ${entity}, with details.`,
+      parameterNames: ["id"],
+      responseBody: withDetails,
+      etag,
+      parameters: readParameters,
+    },
+    find: {
+      tags,
+      summary: `One ${entity}, entity only.`,
+      parameterNames: ["id"],
+      responseBody: entityOnly,
+      etag,
+      parameters: readParameters,
+    },
     metadata: {
       tags,
       summary: `The metadata of ${entity}.`,
@@ -92,6 +126,7 @@ export function entityRouteDescriptions(
           description: `RFC 4180: a header row (${csvColumnsOf(mapping).join(",")}), then one row per ${entity}; null is an empty field, the empty text "".`,
         },
       },
+      parameters: readParameters,
     },
     aggregate: {
       tags,
@@ -105,8 +140,16 @@ export function entityRouteDescriptions(
   if (write) {
     const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)}, or the tag of If-Match, must be current)`;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: entityOnly };
-    operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: input, responseBody: withDetails };
-    operations.update = { tags, summary: `Updates one ${entity}${current}.`, requestBody: input, responseBody: withDetails, etag };
+    const responseHeaders = consistencyTokenAnswer;
+    operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: input, responseBody: withDetails, responseHeaders };
+    operations.update = {
+      tags,
+      summary: `Updates one ${entity}${current}.`,
+      requestBody: input,
+      responseBody: withDetails,
+      etag,
+      responseHeaders,
+    };
     operations.bulk = {
       tags,
       summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
@@ -115,6 +158,7 @@ export function entityRouteDescriptions(
       description:
         "A body sent as `application/x-ndjson` is an import: one insert object a line, read as it arrives, written in batches in one " +
         'transaction, all or nothing; it answers `{"imported": <rows>}`, and refused lines are listed in the error body\'s `lines`.',
+      responseHeaders,
       requestBody: {
         type: "object",
         additionalProperties: false,
@@ -152,11 +196,13 @@ export function entityRouteDescriptions(
       requestMediaTypes: ["application/merge-patch+json", "application/json"],
       responseBody: withDetails,
       etag,
+      responseHeaders,
     };
     operations.delete = {
       tags,
       summary: `Deletes one ${entity}${current}.`,
       parameterNames: ["id", "version"],
+      responseHeaders,
       responseBody: {
         type: "object",
         required: ["id", "deleted"],

@@ -3,6 +3,7 @@ export const CrudMessages = {
   columnNotFilterable: (name: string): string =>
     `Column ${name} cannot be used in a filter: it is not a column of this entity, or it is marked as not filterable.`,
   filterNotObject: "The filter body must be a JSON object.",
+  invalidConsistencyToken: "The X-Consistency-Token header is not a consistency token of this server: send back one it answered.",
   unknownFilterProperty: (name: string): string =>
     `The filter body has an unknown property "${name}"; expected where, orderBy, start, limit, after and count.`,
   whereNotArray: "The filter property where must be an array.",

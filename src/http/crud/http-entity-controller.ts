@@ -14,6 +14,7 @@ import { ndjsonLines } from "./ndjson-lines.js";
 import { isNdjson, ndjsonMediaType, recordFormatOf } from "./stream-format.js";
 import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
+import { readConsistently, withConsistencyToken } from "./consistency-token.js";
 
 /**
  * The entity class a generic controller serves, read from an instance built without a request: the
@@ -85,21 +86,39 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     return new HttpEntityReader(this.entityClass, this.httpContext, this.filterParameters);
   }
 
+  /**
+   * Whether the reads of a read route (`selectAll`, `get`, `find`, `select`) may go to read replicas, on a
+   * database that has them: true or false decide for the route, undefined (the default) leaves it to the
+   * session's `replicaReads`, then the database's. Override to choose per route.
+   */
+  protected replicaReadsOf(_route: "selectAll" | "get" | "find" | "select"): boolean | undefined {
+    return undefined;
+  }
+
+  /** Before a read route: on a database with read replicas, the request's consistency token and the route's replica reads. */
+  #prepareReads(route: "selectAll" | "get" | "find" | "select"): void {
+    const context = this.httpContext;
+    if (context.database.readRouting !== undefined) readConsistently(this.request, context, this.replicaReadsOf(route));
+  }
+
   /** GET {base}: every row up to the page ceiling, `{count, data}`. */
   @Get()
   selectAll(): Promise<HttpEntityPage> {
+    this.#prepareReads("selectAll");
     return this.createReader().selectAll();
   }
 
   /** GET {base}/{id}: the entity with details, with its `ETag`; 304 when `If-None-Match` holds. */
   @Get("?")
   get(id: number): Promise<unknown> {
+    this.#prepareReads("get");
     return this.createReader().get(id, undefined, { request: this.request, response: this.response });
   }
 
   /** GET {base}/find/{id}: the entity only, with its `ETag`; 304 when `If-None-Match` holds. */
   @Get("find/?")
   find(id: number): Promise<unknown> {
+    this.#prepareReads("find");
     return this.createReader().find(id, undefined, { request: this.request, response: this.response });
   }
 
@@ -143,6 +162,7 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
    */
   @Post("select")
   select(): Promise<HttpSelectPage> {
+    this.#prepareReads("select");
     const format = recordFormatOf(this.request);
     if (format === undefined) return this.createReader().select(this.request.jsonContent);
     return this.createReader()
@@ -184,7 +204,8 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | DELETE {base}/? | delete (with If-Match) |
  *
  * PUT, PATCH and DELETE accept `If-Match` in place of the version (412 when it does not match the stored
- * entity); `requireIfMatch` makes it compulsory (428 without it).
+ * entity); `requireIfMatch` makes it compulsory (428 without it). On a database with read replicas every write
+ * route answers `X-Consistency-Token`, and the read routes honour one sent back.
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
   /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping. */
@@ -220,13 +241,19 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
     return this.createWriter().createNew();
   }
 
+  /** A write's answer, with the session's consistency token on a database with read replicas. */
+  #written<R>(answer: Promise<R>): Promise<R> {
+    const context = this.httpContext;
+    return context.database.readRouting === undefined ? answer : withConsistencyToken(answer, context, this.response);
+  }
+
   /** POST {base}: inserts the entity of the body and answers it; once per `Idempotency-Key` when one is sent. */
   @Post()
   insert(): Promise<unknown> {
     const writer = this.createWriter();
     const key = HttpIdempotencyKey.of(this.request);
-    if (key === undefined) return writer.insert(this.request.jsonContent);
-    return writer.once(key, () => writer.insert(this.request.jsonContent));
+    if (key === undefined) return this.#written(writer.insert(this.request.jsonContent));
+    return this.#written(writer.once(key, () => writer.insert(this.request.jsonContent)));
   }
 
   /**
@@ -241,8 +268,8 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
     if (isNdjson(this.request.contentType)) return this.#import();
     const writer = this.createWriter();
     const key = HttpIdempotencyKey.of(this.request);
-    if (key === undefined) return writer.bulk(this.request.jsonContent);
-    return writer.once(key, () => writer.bulk(this.request.jsonContent));
+    if (key === undefined) return this.#written(writer.bulk(this.request.jsonContent));
+    return this.#written(writer.once(key, () => writer.bulk(this.request.jsonContent)));
   }
 
   /** The NDJSON import of `bulk`: the answer written to the response, once per `Idempotency-Key` when one is sent. */
@@ -260,7 +287,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   /** PUT {base}: updates the entity of the body and answers it, reloaded. */
   @Put()
   update(): Promise<unknown> {
-    return this.#conditionalWriter().update(this.request.jsonContent);
+    return this.#written(this.#conditionalWriter().update(this.request.jsonContent));
   }
 
   /**
@@ -270,7 +297,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   @Patch("?", { areasOf: ["update"] })
   patch(id: number): Promise<unknown> {
     const body = this.request.jsonContent;
-    return this.#conditionalWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body);
+    return this.#written(this.#conditionalWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body));
   }
 
   /**
@@ -281,7 +308,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   @Delete("?/?")
   @Delete("?")
   delete(id: number, version?: number): Promise<HttpEntityDeleted> {
-    return this.#conditionalWriter().delete(id, version);
+    return this.#written(this.#conditionalWriter().delete(id, version));
   }
 }
 

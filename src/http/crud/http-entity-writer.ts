@@ -105,10 +105,14 @@ export class HttpEntityWriter<T extends object> {
   response: HttpResponse | undefined = undefined;
   readonly #mapping: EntityMapping<T>;
 
-  /** @param entityClass the entity. @param context the request's session. */
+  /**
+   * @param entityClass the entity. @param context the request's session, whose reads go to the primary from
+   * now on (on a database with read replicas: a write's reads, such as a patch's, must see the latest row).
+   */
   constructor(entityClass: EntityClass<T>, context: HttpContext) {
     this.entityClass = entityClass;
     this.context = context;
+    context.replicaReads = false;
     this.#mapping = EntityMapping.of(entityClass);
   }
 

@@ -46,7 +46,7 @@ export const HttpDefaults = {
   corsAllowMethods: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
   corsAlwaysAllowedHeaders: "Content-Type, Authorization",
   /** The response headers a browser lets a cross-origin script read besides the CORS-safelisted ones. */
-  corsExposeHeaders: "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy",
+  corsExposeHeaders: "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy, X-Consistency-Token",
   /** How long the request line and headers may take to arrive, from the connection's first byte (ms). */
   headersTimeoutMs: 10000,
   /** How long a kept-alive connection may stay idle between requests (ms). */

@@ -288,7 +288,9 @@ function buildOperation(
         ...Object.fromEntries((described?.responseMediaTypes ?? jsonMedias).map((media) => [media, { schema }])),
         ...mediaOf(described?.otherResponseBodies),
       };
-  const headers = successHeadersOf(described?.etag === true, route.rateLimited);
+  const ownHeaders = described?.responseHeaders;
+  const serverHeaders = successHeadersOf(described?.etag === true, route.rateLimited);
+  const headers = ownHeaders === undefined ? serverHeaders : { ...serverHeaders, ...ownHeaders };
   for (const [status, answer] of standard.of(facts, described?.answers, head)) {
     responses[status] =
       typeof answer === "string"

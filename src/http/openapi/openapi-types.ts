@@ -57,6 +57,8 @@ export interface HttpOperationDescription extends HttpOperationFacts<JsonSchema>
   readonly otherRequestBodies?: Readonly<Record<string, JsonSchema>>;
   /** Parameter objects besides the path's placeholders (query parameters and request headers). */
   readonly parameters?: readonly JsonSchema[];
+  /** Header objects of the success answer besides those the server gives (`ETag`, the rate-limit headers), by name. */
+  readonly responseHeaders?: Readonly<Record<string, JsonSchema>>;
 }
 
 /** The routes' bodies of one controller class, and the schemas they refer to (`#/components/schemas/<name>`). */
