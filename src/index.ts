@@ -41,7 +41,6 @@ export type {
   Connection,
   Database,
   PoolSnapshot,
-  ReadConnection,
   ReadRouting,
   ReadTarget,
   ReplicaFigures,

@@ -150,14 +150,6 @@ export interface ReplicaFigures {
 /** Where a read was served: by a replica, or by the primary (the server that takes the writes). */
 export type ReadTarget = "replica" | "primary";
 
-/** A connection for reads, and where it reads. */
-export interface ReadConnection {
-  /** The connection (to give back with `release`, as any other). */
-  readonly connection: Connection;
-  /** Where its statements run. */
-  readonly target: ReadTarget;
-}
-
 /**
  * The read replicas of a database, as sessions use them: a session that has not written and is not in a
  * transaction may read through `acquireRead`; after a write it reads through its own connection to the
@@ -168,10 +160,11 @@ export interface ReadRouting {
   /** Whether sessions read from replicas unless they say otherwise (the database's option; default false). */
   readonly byDefault: boolean;
   /**
-   * A connection for reads at least as new as `after` (a token `parseToken` accepted; undefined: any replica
-   * in rotation). Falls back to the primary when no replica is in rotation, or none reaches `after` in time.
+   * A replica's connection for reads at least as new as `after` (a token `parseToken` accepted; undefined: any
+   * replica in rotation); undefined when no replica serves (none in rotation, or none reached `after` in time):
+   * the session then reads through its own connection to the primary.
    */
-  acquireRead(after: string | undefined): Promise<ReadConnection>;
+  acquireRead(after: string | undefined): Promise<Connection | undefined>;
   /**
    * The token of everything committed through `connection` (a session's connection to the primary, after its
    * writes committed); undefined when it cannot be read now. Never rejects: the writes are committed already.

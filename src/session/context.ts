@@ -355,7 +355,10 @@ export class Context implements AsyncDisposable {
   /** Before a retry: nothing read in the failed attempt is trusted, and a lost connection is given up for a new one. */
   readonly #recover = (error: TransientDatabaseError): void => {
     this.#identityMap.clear();
-    if (error.connectionLost) this.#connection.forget();
+    if (error.connectionLost) {
+      this.#connection.forget();
+      this.#routed?.forget();
+    }
   };
 
   /**

@@ -1,5 +1,7 @@
-import type { Connection, ReadRouting, ReadTarget } from "../engines/database.js";
-import { SessionConnection } from "./session-connection.js";
+import { settledDisposal } from "../disposal.js";
+import type { Connection, ReadRouting } from "../engines/database.js";
+import { ContextDisposedError } from "../errors.js";
+import { observedFor, type SessionConnection } from "./session-connection.js";
 
 /** Where the reads of a session take their connection: the session's own, or a routed one. */
 export interface ReadSource {
@@ -18,36 +20,31 @@ export interface ReadPreferences {
 }
 
 /**
- * The reads of a session on a database with read replicas (`Database.readRouting`): while the session has
- * not touched its own connection (no write, no transaction, no SQL of the application), and its preferences
- * allow, a read runs on a connection of its own from `acquireRead`, a replica (or the primary, when no replica
- * serves); from the session's first use of its own connection on, every read runs there, and the read
- * connection is given back. Each read statement is counted by where it ran.
+ * The reads of a session on a database with read replicas (`Database.readRouting`): while the session has not
+ * touched its own connection (no write, no transaction, no SQL of the application), and its preferences allow,
+ * a read runs on a replica's connection of its own, taken from `acquireRead` at the first read. When no replica
+ * serves (none in rotation, or none reached the session's token in time), and from the session's first use of
+ * its own connection on, reads run on the session's own connection to the primary, and the replica's is given
+ * back: a session never holds two connections to the primary, so sessions waiting for the primary's pool can
+ * never hold each other up. Each read statement is counted by where it ran.
  */
 export class RoutedReads implements ReadSource {
   readonly #primary: SessionConnection;
   readonly #routing: ReadRouting;
   readonly #preferences: ReadPreferences;
-  /** The connection of the routed reads, taken on the first one. */
-  readonly #reader: SessionConnection;
-  /** Where the routed connection reads, once taken. */
-  #target: ReadTarget | undefined = undefined;
-  /** Set once the session used its own connection: from then on it reads there. */
+  /** The connection of the routed reads, once asked for: a replica's, or (none serving) the session's own. */
+  #reading: Promise<Connection> | undefined = undefined;
+  /** The replica's connection `#reading` settled with, if it did with one. */
+  #replica: Connection | undefined = undefined;
+  /** Set once the session reads from the primary: from then on it reads there. */
   #onPrimary = false;
+  #disposed = false;
 
   /** @param primary the session's connection. @param routing the database's. @param preferences the session's. */
   constructor(primary: SessionConnection, routing: ReadRouting, preferences: ReadPreferences) {
     this.#primary = primary;
     this.#routing = routing;
     this.#preferences = preferences;
-    this.#reader = new SessionConnection({
-      dialect: primary.dialect,
-      acquire: async () => {
-        const read = await routing.acquireRead(preferences.readAfter);
-        this.#target = read.target;
-        return read.connection;
-      },
-    });
   }
 
   /** @inheritdoc Never at once: each read goes through `acquire`, which decides and counts it. */
@@ -55,35 +52,83 @@ export class RoutedReads implements ReadSource {
     return undefined;
   }
 
-  /** @inheritdoc */
+  /**
+   * @inheritdoc No promise of its own in between once the connection is known: a read runs on it in the same turn
+   * as without routing (a session disposed while its read is opening still sends that read first).
+   */
   acquire(): Promise<Connection> {
     if (this.#usesPrimary()) {
       this.#routing.countRead("primary");
       return this.#primary.acquire();
     }
-    const target = this.#target;
-    if (target !== undefined) {
-      this.#routing.countRead(target);
-      return this.#reader.acquire();
+    const reading = this.#reading;
+    if (reading !== undefined) {
+      // The first read is counted where it lands, below.
+      if (this.#replica !== undefined) this.#routing.countRead("replica");
+      return reading;
     }
-    return this.#reader.acquire().then((connection) => {
-      this.#routing.countRead(this.#target ?? "primary");
-      return connection;
+    if (this.#disposed) return Promise.reject(new ContextDisposedError());
+    const opening = this.#routing.acquireRead(this.#preferences.readAfter).then((connection) => {
+      if (connection === undefined) {
+        this.#routing.countRead("primary");
+        this.#onPrimary = true;
+        this.#reading = undefined;
+        return this.#primary.acquire();
+      }
+      const replica = observedFor(connection, this.#primary.dialect.name);
+      this.#replica = replica;
+      this.#routing.countRead("replica");
+      // Disposed meanwhile: the read that asked for it runs first, then it goes back.
+      if (this.#disposed) void this.#release(opening);
+      return replica;
     });
+    this.#reading = opening;
+    // A read that could not get its connection is forgotten: the next read tries again.
+    opening.catch(() => {
+      if (this.#reading === opening) this.#reading = undefined;
+    });
+    return opening;
   }
 
-  /** Gives the routed connection back (the session gives its own back itself). */
+  /** Gives a replica's connection up after it was lost (before a retry), so that the next read takes another. */
+  forget(): void {
+    const reading = this.#reading;
+    this.#reading = undefined;
+    if (reading !== undefined) void this.#release(reading);
+  }
+
+  /** Gives the replica's connection back (the session gives its own back itself). Safe to call twice. */
   dispose(): Promise<void> {
-    return this.#reader.dispose();
+    this.#disposed = true;
+    const reading = this.#reading;
+    this.#reading = undefined;
+    return reading === undefined ? settledDisposal : this.#release(reading);
+  }
+
+  /** Gives back the replica's connection `reading` settles with, once it has (the read that asked for it is sent first). */
+  #release(reading: Promise<Connection>): Promise<void> {
+    return reading.then(
+      (connection) => {
+        if (connection !== this.#replica) return;
+        this.#replica = undefined;
+        try {
+          connection.release();
+        } catch {
+          // nothing the session can do about it
+        }
+      },
+      () => undefined,
+    );
   }
 
   #usesPrimary(): boolean {
     if (this.#onPrimary) return true;
-    if (this.#primary.taken || !(this.#preferences.replicaReads ?? this.#routing.byDefault)) {
-      this.#onPrimary = this.#primary.taken;
-      if (this.#onPrimary) void this.#reader.dispose();
+    if (this.#primary.taken) {
+      // The session wrote (or began a transaction, or ran SQL of its own): its reads follow it to the primary.
+      this.#onPrimary = true;
+      this.forget();
       return true;
     }
-    return false;
+    return !(this.#preferences.replicaReads ?? this.#routing.byDefault);
   }
 }

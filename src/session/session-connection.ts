@@ -127,8 +127,13 @@ export type ConnectionSource = Pick<Database, "dialect" | "acquire" | "acquireNo
 
 /** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
 function observed(connection: Connection, database: ConnectionSource): Connection {
+  return observedFor(connection, database.dialect.name);
+}
+
+/** `connection` wrapped to report its statements while an observer is registered, the engine named `system`. @internal */
+export function observedFor(connection: Connection, system: string): Connection {
   const observer = statementObservation.current;
-  return observer === undefined ? connection : observeConnection(connection, observer, database.dialect.name);
+  return observer === undefined ? connection : observeConnection(connection, observer, system);
 }
 
 /** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */

@@ -13,6 +13,8 @@ import { freePorts } from "./free-port.js";
 import { cleanUpDirectory, createOwnedDirectory } from "./owned-directory.js";
 import { commandLineOf, namesDirectory, type ServerProcess, startServer, stopGroup } from "./server-processes.js";
 import { postgresBin } from "./throwaway-postgres.js";
+import { retried } from "./retried.js";
+import type { ScratchDatabase } from "./scratch-database.js";
 
 /** What a node is, as the state file records it. */
 export interface PatroniNodeState {
@@ -84,6 +86,14 @@ export interface PatroniCluster {
   killLeaderPostmaster(): Promise<number>;
   /** Changes the cluster's dynamic configuration (Patroni's `PATCH /config`), then waits until it is applied. */
   configure(configuration: Record<string, unknown>): Promise<void>;
+  /** Runs SQL on one node, on a connection of its own, and answers the rows. */
+  query(index: number, sql: string, parameters?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * A database of the test's own, created on the leader: `url` reaches every node (Tenon finds the primary),
+   * `rows` and `exec` run on whichever node leads when they run (tried again while a failover is under way), and
+   * `close` drops it there.
+   */
+  scratch(prefix: string, parameters?: Record<string, string>): Promise<ScratchDatabase>;
   /** Stops HAProxy, Patroni (which stops PostgreSQL), etcd, and removes the directory. */
   stop(): Promise<void>;
 }
@@ -359,12 +369,13 @@ export function patroniClusterOf(state: PatroniClusterState): PatroniCluster {
     throw new Error(`The Patroni cluster was not healthy within ${timeoutMs} ms (${last}). The logs end:\n${tailOfLogs(state)}`);
   };
   const nodeUrl = (index: number, database = "postgres"): string => `postgres://postgres@127.0.0.1:${state.nodes[index].port}/${database}`;
+  const url = (database = "postgres", parameters: Record<string, string> = {}): string => {
+    const query = new URLSearchParams(parameters).toString();
+    return `postgres://postgres@${hosts()}/${database}${query === "" ? "" : `?${query}`}`;
+  };
   return {
     state,
-    url(database = "postgres", parameters = {}) {
-      const query = new URLSearchParams(parameters).toString();
-      return `postgres://postgres@${hosts()}/${database}${query === "" ? "" : `?${query}`}`;
-    },
+    url,
     nodeUrl,
     leader,
     waitHealthy,
@@ -398,6 +409,47 @@ export function patroniClusterOf(state: PatroniClusterState): PatroniCluster {
         await sleep(200);
       }
       await sleep(2500);
+    },
+    async query(index, sql, parameters = []) {
+      const client = new pg.Client({ connectionString: nodeUrl(index), connectionTimeoutMillis: 5000 });
+      client.on("error", () => {});
+      await client.connect();
+      try {
+        return (await client.query(sql, [...parameters])).rows as Record<string, unknown>[];
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
+    async scratch(prefix, parameters = {}) {
+      const name = `${prefix}_${process.pid}_${Math.random().toString(16).slice(2, 10)}`;
+      const onLeader = (sql: string, database = "postgres", values: readonly unknown[] = []) =>
+        retried(
+          async () => {
+            const index = await leader();
+            if (index < 0) throw new Error("no leader yet");
+            const client = new pg.Client({ connectionString: nodeUrl(index, database), connectionTimeoutMillis: 5000 });
+            client.on("error", () => {});
+            await client.connect();
+            try {
+              return (await client.query(sql, [...values])).rows as Record<string, unknown>[];
+            } finally {
+              await client.end().catch(() => {});
+            }
+          },
+          { attempts: 60 },
+        );
+      await onLeader(`CREATE DATABASE ${name}`);
+      return {
+        name,
+        url: url(name, parameters),
+        async exec(sql) {
+          await onLeader(sql, name);
+        },
+        rows: (sql, values = []) => onLeader(sql, name, values),
+        async close() {
+          await onLeader(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        },
+      };
     },
     stop: () => stopPatroniCluster(state),
   };

@@ -1,4 +1,4 @@
-import type { Connection, ReadConnection, ReadRouting, ReadTarget } from "../database.js";
+import type { Connection, ReadRouting, ReadTarget } from "../database.js";
 import { lsnText, lsnValue, type ReplicaSet, type ReplicaSetMember } from "./postgres-replica-set.js";
 
 /** The WAL position after everything a connection committed: where the next record would be written. */
@@ -14,29 +14,28 @@ export class PostgresReadRouting implements ReadRouting {
   /** @inheritdoc */
   readonly byDefault: boolean;
   readonly #replicas: ReplicaSet;
-  readonly #lend: (member: ReplicaSetMember | undefined) => Promise<Connection>;
+  readonly #lend: (member: ReplicaSetMember) => Promise<Connection>;
 
   /**
    * @param replicas the servers. @param byDefault the database's `replicaReads`. @param lend takes a pooled
-   * connection to a member (undefined: the primary) and lends it to a session.
+   * connection to a replica and lends it to a session.
    */
-  constructor(replicas: ReplicaSet, byDefault: boolean, lend: (member: ReplicaSetMember | undefined) => Promise<Connection>) {
+  constructor(replicas: ReplicaSet, byDefault: boolean, lend: (member: ReplicaSetMember) => Promise<Connection>) {
     this.#replicas = replicas;
     this.byDefault = byDefault;
     this.#lend = lend;
   }
 
   /** @inheritdoc A replica that cannot be reached leaves the rotation, and the read goes to the primary. */
-  async acquireRead(after: string | undefined): Promise<ReadConnection> {
+  async acquireRead(after: string | undefined): Promise<Connection | undefined> {
     const member = await this.#replicas.replicaFor(after === undefined ? undefined : lsnValue(after));
-    if (member !== undefined) {
-      try {
-        return { connection: await this.#lend(member), target: "replica" };
-      } catch {
-        this.#replicas.suspect(member);
-      }
+    if (member === undefined) return undefined;
+    try {
+      return await this.#lend(member);
+    } catch {
+      this.#replicas.suspect(member);
+      return undefined;
     }
-    return { connection: await this.#lend(undefined), target: "primary" };
   }
 
   /** @inheritdoc */

@@ -126,6 +126,8 @@ export class ReplicaSet {
   #lastCheckEnded = 0;
   #timer: NodeJS.Timeout | undefined = undefined;
   #started = false;
+  /** Set once a check has completed. */
+  #checked = false;
   #closed = false;
   #next = 0;
   readonly #waiters = new Set<Waiter>();
@@ -155,6 +157,8 @@ export class ReplicaSet {
    */
   replicaFor(after: bigint | undefined): ReplicaSetMember | undefined | Promise<ReplicaSetMember | undefined> {
     this.#start();
+    // Before the first check nothing is known of the replicas: the first reads wait for it rather than all go to the primary.
+    if (!this.#checked) return this.#refresh().then(() => this.replicaFor(after));
     const ready = this.#pick(after);
     if (after === undefined) return ready;
     const waits = this.counters.consistencyWaits;
@@ -266,6 +270,7 @@ export class ReplicaSet {
   /** Asks every server its role and WAL position, then decides the primary, the lags and the rotation. */
   async #check(): Promise<void> {
     await Promise.all(this.members.map((member) => this.#probe(member)));
+    this.#checked = true;
     if (this.#closed) return;
     const now = Date.now();
     const primaries = this.members.filter((member) => member.role === "primary");
@@ -324,6 +329,7 @@ export class ReplicaSet {
       member.lsn = lsnValue(row[1] ?? "") ?? 0n;
       member.paused = row[2];
     } catch {
+      // Down, starting, or without the database yet (a replica that has not replayed its creation).
       member.role = "unreachable";
       const client = member.monitor;
       member.monitor = undefined;
