@@ -172,6 +172,13 @@ export interface ReadRouting {
   tokenAfterWrite(connection: Connection): Promise<string | undefined>;
   /** A token as a client sent it back, checked: its normal form, or undefined when it is not a token of this engine. */
   parseToken(text: string): string | undefined;
+  /**
+   * Makes the reads of a session's own connection at least as new as `after`, before its first read: on a
+   * cluster where every node takes writes (Galera), the session's node waits until it has applied that write;
+   * rejects with a `TransientDatabaseError` when it has not in a bounded time. Optional: where the session's own
+   * connection is the primary's, its reads are that new anyway.
+   */
+  waitFor?(connection: Connection, after: string): Promise<void>;
   /** Counts one read statement of a session and where it ran (for metrics). */
   countRead(target: ReadTarget): void;
 }

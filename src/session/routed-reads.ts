@@ -38,6 +38,8 @@ export class RoutedReads implements ReadSource {
   #replica: Connection | undefined = undefined;
   /** Set once the session reads from the primary: from then on it reads there. */
   #onPrimary = false;
+  /** The session's own connection, once its reads waited for the token there (`ReadRouting.waitFor`). */
+  #waited: Promise<Connection> | undefined = undefined;
   #disposed = false;
 
   /** @param primary the session's connection. @param routing the database's. @param preferences the session's. */
@@ -59,7 +61,7 @@ export class RoutedReads implements ReadSource {
   acquire(): Promise<Connection> {
     if (this.#usesPrimary()) {
       this.#routing.countRead("primary");
-      return this.#primary.acquire();
+      return this.#ownConnection();
     }
     const reading = this.#reading;
     if (reading !== undefined) {
@@ -73,7 +75,7 @@ export class RoutedReads implements ReadSource {
         this.#routing.countRead("primary");
         this.#onPrimary = true;
         this.#reading = undefined;
-        return this.#primary.acquire();
+        return this.#ownConnection();
       }
       const replica = observedFor(connection, this.#primary.dialect.name);
       this.#replica = replica;
@@ -119,6 +121,25 @@ export class RoutedReads implements ReadSource {
       },
       () => undefined,
     );
+  }
+
+  /** The session's own connection for a read: where the engine needs it, first made as new as the session's token. */
+  #ownConnection(): Promise<Connection> {
+    const after = this.#preferences.readAfter;
+    const routing = this.#routing;
+    if (after === undefined || routing.waitFor === undefined) return this.#primary.acquire();
+    const waited = this.#waited;
+    if (waited !== undefined) return waited;
+    const waiting = this.#primary.acquire().then(async (connection) => {
+      await routing.waitFor?.(connection, after);
+      return connection;
+    });
+    this.#waited = waiting;
+    // A wait that failed is tried again by the next read.
+    waiting.catch(() => {
+      if (this.#waited === waiting) this.#waited = undefined;
+    });
+    return waiting;
   }
 
   #usesPrimary(): boolean {
