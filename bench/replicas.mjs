@@ -7,17 +7,16 @@
 //
 // Starts its own cluster (test/support/patroni-cluster.ts: needs root, patroni, etcd-server), stops it at the
 // end. Writes bench/results/<out>.json and .md (ignored by git).
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { demoMain, keepaliveLoad, median, startDemoProcess } from "./lib/demo-runs.mjs";
 import { cpuNs } from "./lib/server-process.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
-const demoMain = path.join(root, "dist", "examples", "demo", "main.js");
 const clusterModule = path.join(root, "dist", "test", "support", "patroni-cluster.js");
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -35,64 +34,21 @@ const { patroniUnavailable, startPatroniCluster } = await import(clusterModule);
 const unavailable = patroniUnavailable();
 if (unavailable !== undefined) throw new Error(`No Patroni cluster here: ${unavailable}.`);
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
-/** Starts the demo on `url` and resolves its port and the pids whose CPU is the server's. */
-async function startDemo(url, env = {}) {
-  const child = spawn(process.execPath, [demoMain], {
-    env: {
-      ...process.env,
-      ...env,
-      DATABASE_URL: url,
-      PORT: "0",
-      JWT_SECRET: secret,
-      WORKERS: workers > 1 ? String(workers) : "",
-      LOG_FILE: logFile,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout.on("data", (d) => (text += d));
-  child.stderr.on("data", (d) => (text += d));
-  const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-  const began = Date.now();
-  const ready = () => (workers > 1 ? /tenon: primary \d+ serves/.test(text) : /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(text));
-  while (!ready()) {
-    if (child.exitCode !== null || Date.now() - began > 60000) throw new Error(`the demo did not start:\n${text}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return {
-    port: Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text)[1]),
-    pids: [child.pid, ...[...text.matchAll(/tenon: worker (\d+) serving/g)].map((m) => Number(m[1]))],
-    async stop() {
-      child.kill("SIGTERM");
-      const code = await exited;
-      if (code !== 0) throw new Error(`the demo exited with ${code}:\n${text}`);
-    },
+/** Starts the demo on `url` (WORKERS as asked) and resolves its port and the pids whose CPU is the server's. */
+function startDemo(url, env = {}) {
+  const settings = {
+    ...env,
+    DATABASE_URL: url,
+    PORT: "0",
+    JWT_SECRET: secret,
+    WORKERS: workers > 1 ? String(workers) : "",
+    LOG_FILE: logFile,
   };
+  return startDemoProcess(settings, workers);
 }
 
 function load(port, requests) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(here, "lib", "keepalive-load.mjs"), JSON.stringify({ port, connections, seconds, requests })],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    let text = "";
-    child.stdout.on("data", (d) => (text += d));
-    child.once("exit", () => {
-      const m = /BENCH_JSON (\{.*\})/.exec(text);
-      if (m) resolve(JSON.parse(m[1]));
-      else reject(new Error(`the load generator printed no result: ${text}`));
-    });
-  });
+  return keepaliveLoad({ port, connections, seconds, requests });
 }
 
 /** The PostgreSQL processes of node `index` serving the database (its backends), read on that node. */

@@ -1,3 +1,4 @@
+import type { ServerDatabaseOptions } from "../pooled-database.js";
 import { notAUrl } from "./postgres-errors.js";
 
 /** One server of a PostgreSQL database as the `pg` pool reaches it: a URL of its own, or the separate fields. */
@@ -16,13 +17,8 @@ export interface PostgresServer {
 export type PostgresHostOption = string | { readonly host: string; readonly port?: number };
 
 /** What `serversOf` reads: the part of `PostgresOptions` that says where the servers are. */
-export interface PostgresAddressOptions {
-  readonly connectionString?: string;
-  readonly host?: string;
-  readonly port?: number;
-  readonly user?: string;
-  readonly password?: string;
-  readonly database?: string;
+export interface PostgresAddressOptions extends Omit<ServerDatabaseOptions, "poolSize"> {
+  /** The servers of a cluster (see `PostgresOptions.hosts`). */
   readonly hosts?: readonly PostgresHostOption[];
 }
 
