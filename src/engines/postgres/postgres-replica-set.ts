@@ -22,9 +22,9 @@ type Role = "primary" | "replica" | "unreachable";
 export class ReplicaSetMember {
   /** The server. */
   readonly server: PostgresServer;
-  /** The pool of sessions' connections to it. */
+  /** @internal The pool of sessions' connections to it (the declarations name no `pg` type). */
   readonly pool: pg.Pool;
-  /** The connection of the checks, kept open between them. */
+  /** @internal The connection of the checks, kept open between them. */
   monitor: pg.Client | undefined = undefined;
   /** What the last check found. */
   role: Role = "unreachable";
@@ -35,7 +35,7 @@ export class ReplicaSetMember {
   /** Whether its replay is paused (`pg_wal_replay_pause()`). */
   paused = false;
 
-  /** @param server the server. @param pool its pool. */
+  /** @internal @param server the server. @param pool its pool. */
   constructor(server: PostgresServer, pool: pg.Pool) {
     this.server = server;
     this.pool = pool;
