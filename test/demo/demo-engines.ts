@@ -84,6 +84,7 @@ export function patroniDemoEngine(cluster: () => PatroniCluster): DemoEngine {
   return {
     name: "PostgreSQL on Patroni, reads on replicas",
     async open() {
+      await cluster().waitHealthy(undefined, 2);
       const scratch = await cluster().scratch("tenon_demo", { replicaReads: "true" });
       return scratchDemoDatabase(scratch, scratch.url);
     },

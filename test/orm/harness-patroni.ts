@@ -19,7 +19,8 @@ export function patroniHarness(cluster: PatroniCluster, tally: ReadTally): Engin
     ...postgresHarness,
     name: "PostgreSQL on Patroni, reads on replicas",
     async open() {
-      const leader = await cluster.waitHealthy();
+      // Both replicas synchronous (remote_apply): a session then reads from either what another committed before.
+      const leader = await cluster.waitHealthy(undefined, 2);
       const db = await openPostgres(
         {},
         { url: cluster.url(), directUrl: cluster.nodeUrl(leader), databaseOptions: { replicaReads: true } },

@@ -80,8 +80,11 @@ export interface PatroniCluster {
   nodeUrl(index: number, database?: string): string;
   /** The index of the node Patroni has as its leader now, or -1 while there is none. */
   leader(): Promise<number>;
-  /** Waits until the cluster has a leader and every other node streams from it (and, in synchronous mode, a synchronous standby). */
-  waitHealthy(timeoutMs?: number): Promise<number>;
+  /**
+   * Waits until the cluster has a leader and every other node streams from it, with at least
+   * `synchronousStandbys` of them synchronous (default 1 in synchronous mode); answers the leader's index.
+   */
+  waitHealthy(timeoutMs?: number, synchronousStandbys?: number): Promise<number>;
   /** Kills the leader's postmaster with SIGKILL (as a crash would); answers the index of the node killed. */
   killLeaderPostmaster(): Promise<number>;
   /** Changes the cluster's dynamic configuration (Patroni's `PATCH /config`), then waits until it is applied. */
@@ -338,7 +341,7 @@ export function patroniClusterOf(state: PatroniClusterState): PatroniCluster {
     const name = members?.find((member) => member.role === "leader" && member.state === "running")?.name;
     return name === undefined ? -1 : state.nodes.findIndex((node) => node.name === name);
   };
-  const waitHealthy = async (timeoutMs = 120_000): Promise<number> => {
+  const waitHealthy = async (timeoutMs = 120_000, synchronousStandbys = 1): Promise<number> => {
     const deadline = Date.now() + timeoutMs;
     let last = "";
     while (Date.now() < deadline) {
@@ -354,7 +357,7 @@ export function patroniClusterOf(state: PatroniClusterState): PatroniCluster {
                FROM pg_stat_replication WHERE state = 'streaming'`,
           );
           const { streaming, sync, mode } = rows[0];
-          if (streaming === state.nodes.length - 1 && (mode === "" || sync > 0)) return index;
+          if (streaming === state.nodes.length - 1 && (mode === "" || sync >= synchronousStandbys)) return index;
           last = `${streaming} streaming, ${sync} synchronous (synchronous_standby_names '${mode}')`;
         } catch (error) {
           last = (error as Error).message;
