@@ -3,7 +3,7 @@
 // V8 and its helper threads, SQLite), not time: the count is about the same whatever the rest of the machine
 // does, where requests per second on a shared VM drift by tens of percent. The kernel is not counted.
 //   node bench/instructions-per-request.mjs [--scenario S2] [--contenders raw,tenon] [--warmup 40] [--duration 30] [--loader wrk]
-// Scenarios: S1, S2, S3, S4 (a writing scenario: each server gets a fresh copy of the data and is warmed on
+// Scenarios: S1, S2, S3, S4 and S5 (writing scenarios: each server gets a fresh copy of the data and is warmed on
 // other rows than the counted ones), S6 (S2 with logging to a file), S7-10, S7-10000. The server runs about
 // 50x slower under valgrind, so the warm-up is long; 10 connections. Needs valgrind (Debian's package) and
 // wrk, or autocannon from bench/'s dependencies (the load generator's own work is not counted).
@@ -27,7 +27,7 @@ const { values: o } = parseArgs({
   },
 });
 const rows = 10000;
-const COUNTED = ["S1", "S2", "S3", "S4", "S6", "S7-10", "S7-10000"];
+const COUNTED = ["S1", "S2", "S3", "S4", "S5", "S6", "S7-10", "S7-10000"];
 const scenario = allScenarios(rows).find((s) => s.id === o.scenario && COUNTED.includes(s.id));
 if (scenario === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${COUNTED.join(" ")}`);
 

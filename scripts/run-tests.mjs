@@ -35,7 +35,7 @@ if (files.length === 0) {
 // competing for the cores), with twenty minutes each.
 const long = process.env.TENON_LONG === "1";
 const testTimeout = long ? 30 * 60 * 1000 : 20 * 60 * 1000;
-const clusterFiles = ["orm/galera.test.js"];
+const clusterFiles = ["orm/galera.test.js", "reliability/change-feed-proof-galera.test.js"];
 const isClusterFile = (file) => clusterFiles.includes(relative(testRoot, file));
 
 function runFiles(group, timeout, concurrency, totalMinutes) {

@@ -164,6 +164,24 @@ export class UniqueViolationError extends DatabaseError {
 export class KeyRangeError extends TenonError {}
 
 /**
+ * A webhook subscription is malformed (its name, URL, secret, entities or a number breaks its rule), or the
+ * database cannot hold webhooks: raised when the subscription is configured, naming it and the field at fault.
+ * Malformed input: a route that stores a subscription from a request body answers it with 400.
+ */
+export class WebhookConfigurationError extends InvalidInputError {
+  /** The subscription's name ('' when the fault is in the options of every subscription). */
+  readonly subscription: string;
+  /** The field at fault (`url`, `secret`, `entities`...). */
+  readonly field: string;
+  /** @param subscription its name. @param field the field at fault. @param message the rule it breaks. */
+  constructor(subscription: string, field: string, message: string) {
+    super(message);
+    this.subscription = subscription;
+    this.field = field;
+  }
+}
+
+/**
  * The schema tool cannot write the schema of a mapping: a type beyond what the engine can store (a decimal
  * of 70 digits on MariaDB), two entities that map one table differently, a relation naming no mapped column.
  */

@@ -42,6 +42,29 @@ export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
 export { Context } from "./session/context.js";
 export { EntityCursor, type EntityCursorOptions } from "./session/entity-cursor.js";
+export { AggregateCursor } from "./session/aggregate-cursor.js";
+export type { AggregateResult, AggregateRow, AggregateValue } from "./session/session-aggregates.js";
+export type { CountMode, RowCount } from "./session/session-counts.js";
+export {
+  type AggregateQuery,
+  type AggregateGroup,
+  type AggregateMetric,
+  type AggregateTerm,
+  type AggregateOrderItem,
+  type HavingCondition,
+  type MetricValueType,
+  type DateTruncation,
+  dateTruncations,
+  metricValueType,
+  averageExtraScale,
+} from "./filter/aggregate-query.js";
+export type { AggregateSpec, AggregateGroupSpec, AggregateMetricSpec, AggregateHavingSpec } from "./filter/aggregate-spec.js";
+export {
+  Aggregatable,
+  aggregateFunctions,
+  type AggregateFunction,
+  type AggregatableOptions,
+} from "./mapping/aggregate-decorator.js";
 export type { GetOptions, TransactionOptions } from "./session/session-options.js";
 export { defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
 
@@ -95,5 +118,15 @@ export { ChangeFeed, type ChangeFeedOptions } from "./mapping/change-feed-decora
 export type { ChangeRecord, StoredChange, ChangeAction } from "./changes/change-record.js";
 export { ChangeLog, type ChangeQuery, type ChangeBounds, type ChangePurge } from "./changes/change-log.js";
 export { ChangeHub, type ChangeHubOptions, type ChangeSelection, type ChangeWakeUpSource } from "./changes/change-hub.js";
+export { ChangeWebhooks, type ChangeWebhooksOptions, type DeadLetterQuery } from "./changes/change-webhooks.js";
+export type { WebhookSubscription } from "./changes/webhook-subscription.js";
+export type { WebhookDeadLetter } from "./changes/webhook-store.js";
+export { WebhookSignature, type WebhookSignedHeaders } from "./changes/webhook-signature.js";
+export {
+  useRedisChangeWakeUp,
+  type RedisChangeWakeUpOptions,
+  type RedisPublishClient,
+  type RedisSubscribeClient,
+} from "./changes/redis-wake-up.js";
 // Installs the change feed's recorder in the session: every entity with @ChangeFeed writes its records.
 import "./changes/change-writer.js";

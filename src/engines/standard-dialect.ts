@@ -1,3 +1,4 @@
+import type { DateTruncation } from "../mapping/aggregate-decorator.js";
 import type { ColumnType } from "../mapping/column-type.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { SchemaDialect } from "../sql/schema-dialect.js";
@@ -60,6 +61,22 @@ export abstract class StandardDialect implements Dialect {
   /** @inheritdoc */
   likePattern(pattern: string): string {
     return pattern;
+  }
+
+  /** @inheritdoc */
+  abstract truncateDate(column: string, unit: DateTruncation): string;
+
+  /** @inheritdoc Decimals are the engine's exact type. */
+  readonly decimalUnits: boolean = false;
+
+  /** @inheritdoc The engine compares a numeric parameter exactly. */
+  exactNumber(placeholder: string): string {
+    return placeholder;
+  }
+
+  /** @inheritdoc Every numeric type sums exactly (decimals in the engine's exact type). */
+  sumsExactly(_type: ColumnType<unknown>): boolean {
+    return true;
   }
 
   /** @inheritdoc */

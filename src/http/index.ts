@@ -86,6 +86,7 @@ export {
   type HttpConditionalExchange,
   type HttpEntityPage,
   type HttpSelectPage,
+  type HttpAggregatePage,
 } from "./crud/http-entity-reader.js";
 export {
   HttpEntityWriter,

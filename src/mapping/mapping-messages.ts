@@ -43,6 +43,11 @@ export const MappingMessages = {
   notAnEntity: (entity: string) => `${entity}: the class is not an entity; it has no @Table and no mapped fields.`,
   memberNameNotString: (name: string) => `Tenon decorators apply to members with string names, not ${name}.`,
   columnWithoutType: (column: string) => `@Column("${column}") needs a column type, e.g. Type.string.`,
+  aggregateGroupType: (field: string, kind: string) => `field ${field}: @Aggregatable({ groupBy: true }) cannot group by a ${kind} column.`,
+  aggregateUnknownFunction: (field: string, fn: string) =>
+    `field ${field}: @Aggregatable names the function "${fn}"; use count, countDistinct, sum, avg, min or max.`,
+  aggregateMetricType: (field: string, fn: string, kind: string) =>
+    `field ${field}: @Aggregatable allows ${fn}, which a ${kind} column cannot take.`,
   lazyNotAttached: (id: number | null) => `Lazy reference ${id} is not attached to a context; load its owner through a Context first.`,
   lazySetDetached: "Lazy.set(entity) needs a reference attached to a context; assign `id` instead.",
   lazyListNotLoaded: "LazyList is not loaded; await load() first.",

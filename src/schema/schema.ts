@@ -8,6 +8,7 @@ import { SchemaMessages } from "./schema-messages.js";
 import { buildSchemaModel, type SchemaModel, withFrameworkTable } from "./schema-model.js";
 import { idempotencyTable } from "../sql/idempotency-statements.js";
 import { changeCounterTable, changeTable } from "../sql/change-statements.js";
+import { webhookDeadLetterTable, webhookLeaseTable, webhookSubscriptionTable } from "../sql/webhook-statements.js";
 import { planSchema, type PlanContext } from "./schema-plan.js";
 
 /** Choices of the schema tool. */
@@ -30,6 +31,11 @@ export interface SchemaOptions {
    * with `@ChangeFeed` writes to (docs/changes.md). Default false.
    */
   readonly changeFeed?: boolean;
+  /**
+   * Include Tenon's tables of the change feed's webhooks (`tenon_webhook_leases`, `tenon_webhook_dead_letters`
+   * and `tenon_webhooks`, the stored subscriptions), which `ChangeWebhooks` needs (docs/changes.md). Default false.
+   */
+  readonly webhooks?: boolean;
 }
 
 const emptyCatalog: Catalog = { table: () => undefined, hasSequence: () => false };
@@ -127,5 +133,7 @@ function prepare(
   const entityModel = buildSchemaModel(dialect, schema, entities, options.foreignKeys ?? true);
   let model = options.idempotencyKeys === true ? withFrameworkTable(entityModel, idempotencyTable) : entityModel;
   if (options.changeFeed === true) model = withFrameworkTable(withFrameworkTable(model, changeTable), changeCounterTable);
+  if (options.webhooks === true)
+    for (const table of [webhookLeaseTable, webhookDeadLetterTable, webhookSubscriptionTable]) model = withFrameworkTable(model, table);
   return { model, context: { schema, statements: new SchemaStatements(dialect, schema), sequenceOptions: { galera: options.galera } } };
 }

@@ -14,7 +14,12 @@ import { SessionReads } from "./session-reads.js";
 import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
 import { changeRecorder } from "./change-capture.js";
-import { type ClosableCursor, type EntityCursor, type EntityCursorOptions, openEntityCursor } from "./entity-cursor.js";
+import { type ClosableCursor, type CursorSession, type EntityCursor, type EntityCursorOptions, openEntityCursor } from "./entity-cursor.js";
+import { type AggregateCursor, openAggregateCursor } from "./aggregate-cursor.js";
+import type { AggregateQuery } from "../filter/aggregate-query.js";
+import { type AggregateSpec, aggregateQueryOf } from "../filter/aggregate-spec.js";
+import { type AggregateResult, runAggregate } from "./session-aggregates.js";
+import { type CountMode, countRows, type RowCount } from "./session-counts.js";
 
 /**
  * The ORM session: reads and writes mapped entities through one database connection,
@@ -123,15 +128,30 @@ export class Context implements AsyncDisposable {
    * in the identity map. Close it when done; the session closes cursors still open when it is disposed.
    */
   async openCursor<T extends object>(entityClass: EntityClass<T>, filter: Filter, options?: EntityCursorOptions): Promise<EntityCursor<T>> {
-    const cursors = (this.#cursors ??= new Set());
-    const cursor = await openEntityCursor(
-      { database: this.database, tenants: this, entities: this.#entities, onClosed: (closed) => cursors.delete(closed) },
-      EntityMapping.of(entityClass),
-      filter,
-      options,
-    );
-    cursors.add(cursor);
+    const cursor = await openEntityCursor(this.#cursorSession(), EntityMapping.of(entityClass), filter, options);
+    this.#cursors?.add(cursor);
     return cursor;
+  }
+
+  /**
+   * Opens a cursor on the groups of an aggregate (a question resolved to columns, as `selectAggregate` takes it),
+   * read `batchSize` at a time like `openCursor` reads entities: its `limit` is the caller's own (absent: every
+   * group), and its `groupCount` says, once the first batch was read, how many groups the question has.
+   */
+  async openAggregateCursor<T extends object>(
+    entityClass: EntityClass<T>,
+    query: AggregateQuery,
+    options?: EntityCursorOptions,
+  ): Promise<AggregateCursor> {
+    const cursor = await openAggregateCursor(this.#cursorSession(), entityClass, query, options);
+    this.#cursors?.add(cursor);
+    return cursor;
+  }
+
+  /** What a cursor needs of the session; the cursors it opens are kept to be closed at dispose. */
+  #cursorSession(): CursorSession {
+    const cursors = (this.#cursors ??= new Set());
+    return { database: this.database, tenants: this, entities: this.#entities, onClosed: (closed) => cursors.delete(closed) };
   }
 
   /**
@@ -141,6 +161,34 @@ export class Context implements AsyncDisposable {
    */
   clear(): void {
     this.#identityMap.clear();
+  }
+
+  /**
+   * The number of rows a filter matches, counted as `mode` says: `exact`; `estimated` from the engine's
+   * statistics (PostgreSQL and MariaDB ask the planner, without reading the rows; SQLite has none and counts
+   * exactly, answering kind `exact`); `{ atMost: n }` exactly up to `n` rows, then `n` of kind `atLeast`.
+   */
+  countRows<T extends object>(entityClass: EntityClass<T>, filter: Filter | undefined, mode: CountMode): Promise<RowCount> {
+    return countRows(this.database.dialect, this.#connection, this, entityClass, filter, mode);
+  }
+
+  /**
+   * Asks a question of the rows of `entityClass` (docs/crud.md "Aggregates"): the rows of `spec.where` (with the
+   * soft-delete and tenant rules of a select), grouped, measured, filtered by `having`, ordered and paged. Answers
+   * the page of groups, their number, and where the next page starts. A property, function or name that does not
+   * fit throws `TenonError`.
+   */
+  aggregate<T extends object>(entityClass: EntityClass<T>, spec: AggregateSpec<T>): Promise<AggregateResult> {
+    try {
+      return this.selectAggregate(entityClass, aggregateQueryOf(entityClass, spec));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** `aggregate` of a question already resolved to columns (what the HTTP aggregate route builds from its body). */
+  selectAggregate<T extends object>(entityClass: EntityClass<T>, query: AggregateQuery): Promise<AggregateResult> {
+    return runAggregate(this.database.dialect, this.#connection, this, entityClass, query);
   }
 
   /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */

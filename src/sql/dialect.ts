@@ -1,3 +1,4 @@
+import type { DateTruncation } from "../mapping/aggregate-decorator.js";
 import type { ColumnType } from "../mapping/column-type.js";
 import type { SchemaDialect } from "./schema-dialect.js";
 
@@ -46,10 +47,46 @@ export interface Dialect {
   /** Converts a constant of a `@WhereClause` parameter or an `addWhere` parameter to what the driver binds. */
   toParameter(value: unknown): unknown;
   /**
+   * A date column's value truncated to the start of its day, week (from Monday), month or year in UTC, as an
+   * expression that compares with a bound date and that `fromDatabase` reads back as a date.
+   */
+  truncateDate(column: string, unit: DateTruncation): string;
+  /**
+   * A placeholder whose value (decimal text or a number) an aggregate's result is compared with exactly: cast to
+   * the engine's exact numeric type where a bare parameter would be compared as a double.
+   */
+  exactNumber(placeholder: string): string;
+  /**
+   * Whether the engine holds a decimal as the integer count of its 10^-scale units (SQLite), so that SQL
+   * arithmetic on a decimal column (a sum, an average's comparison) is in those units.
+   */
+  readonly decimalUnits: boolean;
+  /** Whether the engine sums (and averages) a column of this numeric type exactly; an aggregate refuses the others. */
+  sumsExactly(type: ColumnType<unknown>): boolean;
+  /**
+   * How the engine estimates from its statistics the rows a SELECT reads (a count of mode `estimated`); absent
+   * where it keeps none, and the count is then exact.
+   */
+  readonly rowEstimate?: RowEstimate;
+  /**
    * The statement a transaction that wrote change records sends before COMMIT, so that the listeners of
    * `Database.listenForChanges` hear of it when (and only if) it commits; absent where the engine has none.
    */
   readonly changeNotification?: string;
+  /**
+   * An SQL expression of the database server's clock: milliseconds since the epoch, as an integer. Leases
+   * (the webhooks' one deliverer per subscription) compare expiries with it, so that the processes of several
+   * machines agree on time through one clock. Absent where the engine has none (webhooks are then refused).
+   */
+  readonly currentMillis?: string;
   /** What the schema tool needs of the engine (column types, DDL forms, the catalogue); absent where it cannot write schemas. */
   readonly schema?: SchemaDialect;
+}
+
+/** How an engine's planner tells the rows a SELECT would read, without reading them. */
+export interface RowEstimate {
+  /** The statement that asks the planner about `select` (its parameters are the select's). */
+  explain(select: string): string;
+  /** The estimated number of rows from the rows `explain` answered; undefined when the plan says nothing. */
+  rows(answer: readonly unknown[][]): number | undefined;
 }

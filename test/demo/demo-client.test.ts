@@ -85,7 +85,7 @@ describe("the typed client of examples/client against the running demo", () => {
     assert.match(compiled.output, /nmae/);
   });
 
-  test("the client logs on, lists, filters, inserts, updates, gets 409 for a stale version, and deletes", () => {
+  test("the client logs on, lists, filters, aggregates, inserts, updates, gets 409 for a stale version, and deletes", () => {
     const walked = run(process.execPath, [join(clientRoot, "dist", "src", "main.js"), origin], 60000);
     assert.equal(walked.status, 0, walked.output);
     const report = JSON.parse(walked.output) as Record<string, Record<string, unknown>>;
@@ -94,6 +94,8 @@ describe("the typed client of examples/client against the running demo", () => {
     assert.equal(report.filtered.status, 200);
     const names = report.filtered.names as string[];
     assert.ok(names.length > 0 && names.every((name) => name.startsWith("A")), JSON.stringify(names));
+    assert.equal(report.aggregated.status, 200);
+    assert.ok((report.aggregated.groups as number) >= 3 && (report.aggregated.orders as number) >= 5, JSON.stringify(report.aggregated));
     assert.deepEqual(report.inserted.status, 200);
     assert.equal(report.inserted.name, "Typed Client Ltd");
     assert.deepEqual(report.updated, { status: 200, versionId: 1 });

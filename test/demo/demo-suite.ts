@@ -14,6 +14,7 @@ import { defineDemoDataApiTests } from "./demo-data-api.js";
 import { defineDemoTenantTests } from "./demo-tenants.js";
 import { defineDemoChangeTests } from "./demo-changes.js";
 import { defineDemoStreamingTests } from "./demo-streaming.js";
+import { defineDemoAggregateTests } from "./demo-aggregates.js";
 import { OpenApiContract } from "./openapi-contract.js";
 
 type Row = Record<string, unknown>;
@@ -563,6 +564,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
     defineDemoStreamingTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoIdempotencyTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
     defineDemoDataApiTests({ call, ok, expectError });
+    defineDemoAggregateTests({ call, ok, expectError }, engine.name);
     defineDemoTenantTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
     defineDemoChangeTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, { port: () => demo.port, token: (user) => tokens[user] });
 

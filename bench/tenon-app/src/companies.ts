@@ -1,5 +1,5 @@
 import { Get, HttpController, HttpEntityReader, HttpEntityWriter, Post, Put, Uri } from "tenon/http";
-import { Company } from "./company.js";
+import { BenchCompany as Company } from "./company.js";
 import type { BenchContext } from "./context.js";
 
 /** The company routes the scenarios call, each delegating to Tenon's generic reader or writer. */

@@ -1,4 +1,5 @@
 import {
+  ChangeFeed,
   Column,
   CreatedAt,
   CreatedBy,
@@ -35,3 +36,10 @@ export class Company {
   @DeletedBy @Column("DeletedBy", Type.string) deletedBy = "";
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }
+
+/** The same Company with a change feed (BENCH_CHANGE_FEED=1): every write also writes its change record. */
+@ChangeFeed()
+export class FeedCompany extends Company {}
+
+/** The entity the routes write: Company, or FeedCompany under BENCH_CHANGE_FEED=1. */
+export const BenchCompany: typeof Company = process.env.BENCH_CHANGE_FEED === "1" ? FeedCompany : Company;

@@ -1,7 +1,9 @@
 // The Tenon contender of the benchmark: the demo's Company API as a user writes it with `tenon` and
 // `tenon/http`. Settings come from the BENCH_* environment that bench/compare-contenders.mjs sets.
+import { Schema } from "tenon";
 import { HttpServer } from "tenon/http";
 import { CompaniesController } from "./companies.js";
+import { FeedCompaniesController } from "./feed-companies.js";
 import { BenchContext, openDatabase } from "./context.js";
 import { registerExtraRoutes } from "./extra-routes.js";
 import { HealthController } from "./health.js";
@@ -9,6 +11,8 @@ import { registerLogging } from "./logging.js";
 import { registerTracingSdk } from "./tracing-sdk.js";
 
 const database = await openDatabase();
+// BENCH_CHANGE_FEED=1: the routes write FeedCompany, whose writes also write change records (docs/changes.md).
+if (process.env.BENCH_CHANGE_FEED === "1") await Schema.apply(database, [], { changeFeed: true });
 const server = new HttpServer(BenchContext);
 server.baseUri = "/api";
 server.port = 0;
@@ -16,6 +20,8 @@ server.addBindAddress("127.0.0.1");
 server.allowAnonymous = true; // the bench's routes need no authentication
 server.registerController(HealthController);
 server.registerController(CompaniesController);
+// BENCH_CHANGE_STREAM=1: the change stream of FeedCompany, for the delay from commit to delivery.
+if (process.env.BENCH_CHANGE_STREAM === "1") server.registerController(FeedCompaniesController, "/feed-companies");
 registerExtraRoutes(server, Number(process.env.BENCH_ROUTES ?? 0));
 registerLogging(server, process.env.BENCH_LOG ?? "", process.env.BENCH_LOG_FILE ?? "http.log");
 // The operations features, for their cost (docs/operations.md): BENCH_METRICS=1, BENCH_TRACING=1 (the

@@ -36,6 +36,7 @@ export async function loggedOnClient(origin: string, username: string, password:
 export interface Walkthrough {
   readonly listed: { readonly status: number; readonly count: number };
   readonly filtered: { readonly status: number; readonly names: readonly string[] };
+  readonly aggregated: { readonly status: number; readonly groups: number; readonly orders: number };
   readonly inserted: { readonly status: number; readonly id: number; readonly name: string };
   readonly updated: { readonly status: number; readonly versionId: number };
   readonly staleUpdate: { readonly status: number; readonly message: string };
@@ -56,6 +57,25 @@ export async function walkthrough(origin: string): Promise<Walkthrough> {
   });
   if (select.data === undefined) throw new Error(`Select failed: ${select.error.message}`);
   const filtered = { status: select.response.status, names: select.data.data.map((company) => company.name) };
+
+  // A question instead of a list: orders per company, with their exact total.
+  const question = await client.POST("/api/orders/aggregate", {
+    body: {
+      groupBy: ["company.name"],
+      metrics: [
+        { fn: "count", as: "orders" },
+        { fn: "sum", column: "total", as: "total" },
+      ],
+      orderBy: [{ columnName: "total", direction: "DESC" }],
+    },
+  });
+  if (question.data === undefined) throw new Error(`Aggregate failed: ${question.error.message}`);
+  const groups = question.data.data;
+  const aggregated = {
+    status: question.response.status,
+    groups: groups.length,
+    orders: groups.reduce((sum, group) => sum + Number(group.orders), 0),
+  };
 
   const insert = await client.POST("/api/companies", {
     body: { name: "Typed Client Ltd", email: "hello@typed.example", creditLimit: "1000.00" },
@@ -82,5 +102,5 @@ export async function walkthrough(origin: string): Promise<Walkthrough> {
   const deleted = { status: remove.response.status, deleted: remove.data.deleted };
 
   const after = await client.GET("/api/companies/{id}", { params: { path: { id: company.id } } });
-  return { listed, filtered, inserted, updated, staleUpdate, deleted, afterDelete: { status: after.response.status } };
+  return { listed, filtered, aggregated, inserted, updated, staleUpdate, deleted, afterDelete: { status: after.response.status } };
 }

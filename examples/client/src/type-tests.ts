@@ -15,6 +15,10 @@ export async function wrongNamesDoNotCompile(client: DemoClient, company: Compan
   await client.POST("/api/companies/select", { body: { where: [{ columnName: "nmae", condition: "=", value: "x" }] } });
   // @ts-expect-error: "EQUALS" is not an operator of the filter body.
   await client.POST("/api/companies/select", { body: { where: [{ columnName: "name", condition: "EQUALS", value: "x" }] } });
+  // @ts-expect-error: "median" is not an aggregate function.
+  await client.POST("/api/orders/aggregate", { body: { metrics: [{ fn: "median", column: "total", as: "m" }] } });
+  // @ts-expect-error: "nmae" is not a column an aggregate of companies may group by.
+  await client.POST("/api/companies/aggregate", { body: { groupBy: ["nmae"], metrics: [{ fn: "count", as: "n" }] } });
   // @ts-expect-error: the demo has no path /api/companys.
   await client.GET("/api/companys");
   // @ts-expect-error: a company's name is a string, not a number.

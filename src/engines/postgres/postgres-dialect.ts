@@ -1,4 +1,6 @@
+import type { DateTruncation } from "../../mapping/aggregate-decorator.js";
 import type { ColumnType } from "../../mapping/column-type.js";
+import type { RowEstimate } from "../../sql/dialect.js";
 import { StandardDialect } from "../standard-dialect.js";
 import { PostgresSchemaDialect } from "./postgres-schema-dialect.js";
 
@@ -19,6 +21,9 @@ export class PostgresDialect extends StandardDialect {
   override readonly name = "postgres";
 
   /** @inheritdoc */
+  readonly currentMillis = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+
+  /** @inheritdoc */
   override readonly schema = new PostgresSchemaDialect();
 
   /** @inheritdoc PostgreSQL sorts NULL as the highest value. */
@@ -33,6 +38,27 @@ export class PostgresDialect extends StandardDialect {
   override placeholder(index: number): string {
     return `$${index + 1}`;
   }
+
+  /** @inheritdoc `date_trunc` of the UTC wall-clock time (Monday starts a week), made a `timestamptz` again. */
+  override truncateDate(column: string, unit: DateTruncation): string {
+    return `(date_trunc('${unit}', ${column} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
+  }
+
+  /** @inheritdoc An untyped parameter beside an integer would be read as one; NUMERIC keeps every digit. */
+  override exactNumber(placeholder: string): string {
+    return `CAST(${placeholder} AS NUMERIC)`;
+  }
+
+  /** @inheritdoc The planner's row estimate of the plan's top node (from `reltuples` and the column statistics). */
+  readonly rowEstimate: RowEstimate = {
+    explain: (select) => `EXPLAIN (FORMAT JSON) ${select}`,
+    rows: (answer) => {
+      const cell = answer[0]?.[0];
+      const plan = (typeof cell === "string" ? JSON.parse(cell) : cell) as { Plan?: { "Plan Rows"?: unknown } }[] | undefined;
+      const rows = plan?.[0]?.Plan?.["Plan Rows"];
+      return typeof rows === "number" && Number.isFinite(rows) ? Math.max(0, Math.round(rows)) : undefined;
+    },
+  };
 
   /** @inheritdoc A CASE of untyped parameters would be text; varchar is cast without its length, which would truncate. */
   override typedPlaceholder(placeholder: string, type: ColumnType<unknown>): string {

@@ -1,10 +1,20 @@
+import type { DateTruncation } from "../../mapping/aggregate-decorator.js";
 import { formatIsoDate } from "../../values/iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import { bufferOf } from "../../values/bytes.js";
 import { StandardDialect } from "../standard-dialect.js";
 import { convertCommon } from "../value-conversion.js";
 import { SqliteSchemaDialect } from "./sqlite-schema-dialect.js";
-import { fromSqliteDecimal, toSqliteDecimal } from "./sqlite-decimal.js";
+import { fromSqliteDecimal, maxIntegerPrecision, toSqliteDecimal } from "./sqlite-decimal.js";
+
+/** The ISO-8601 text of the start of each period (dates are stored as that text), with the modifiers that reach it. */
+const truncations: Readonly<Record<DateTruncation, (column: string) => string>> = {
+  day: (column) => `strftime('%Y-%m-%dT00:00:00.000Z', ${column})`,
+  // Back six days, then forward to the next Monday: the Monday on or before the date.
+  week: (column) => `strftime('%Y-%m-%dT00:00:00.000Z', ${column}, '-6 days', 'weekday 1')`,
+  month: (column) => `strftime('%Y-%m-01T00:00:00.000Z', ${column})`,
+  year: (column) => `strftime('%Y-01-01T00:00:00.000Z', ${column})`,
+};
 
 /**
  * SQLite: the standard dialect as it is (identifiers in double quotes, case kept, which SQLite compares
@@ -17,7 +27,26 @@ export class SqliteDialect extends StandardDialect {
   override readonly name = "sqlite";
 
   /** @inheritdoc */
+  readonly currentMillis = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+
+  /** @inheritdoc */
   override readonly schema = new SqliteSchemaDialect();
+
+  /** @inheritdoc Scaled 64-bit integers (sqlite-decimal.ts). */
+  override readonly decimalUnits = true;
+
+  /** @inheritdoc Dates are ISO-8601 UTC text, which `strftime` reads and writes. */
+  override truncateDate(column: string, unit: DateTruncation): string {
+    return truncations[unit](column);
+  }
+
+  /**
+   * @inheritdoc Decimals up to precision 18 are scaled 64-bit integers, which SUM adds exactly (and refuses with an
+   * overflow error beyond 2^63 - 1 units); above, they are text that no SQL function adds.
+   */
+  override sumsExactly(type: ColumnType<unknown>): boolean {
+    return type.kind !== "decimal" || (type.precision ?? maxIntegerPrecision) <= maxIntegerPrecision;
+  }
 
   /** @inheritdoc */
   override toDatabase(value: unknown, type: ColumnType<unknown>): unknown {

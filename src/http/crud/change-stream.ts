@@ -104,9 +104,12 @@ export async function answerChangeStream(response: HttpResponse, request: Change
   };
   unsubscribe = await hub.subscribe(woken);
   try {
-    if (request.lastEventId !== undefined && request.lastEventId < hub.head) {
+    const last = request.lastEventId;
+    if (last !== undefined && last !== hub.head) {
+      // Behind the hub: were the changes after it purged? Ahead of it: is it in the log at all (the hub may lag)?
       const bounds = await hub.log.bounds();
-      if (bounds.oldest === undefined || request.lastEventId + 1 < bounds.oldest)
+      if (last > bounds.head) throw new HttpError(HttpStatus.gone, CrudMessages.changeIdUnknown);
+      if (last < hub.head && (bounds.oldest === undefined || last + 1 < bounds.oldest))
         throw new HttpError(HttpStatus.gone, CrudMessages.changesPurged);
     }
   } catch (error) {
@@ -145,6 +148,7 @@ async function streamChanges(
   while (!signal.aborted) {
     // Waiting starts before reading, so that a wake-up between the read and the wait is never lost.
     const woken = nextWake();
+    const head = hub.head;
     const changes = await hub.after(cursor, selection, 500);
     for (const change of changes) {
       cursor = change.position;
@@ -153,6 +157,8 @@ async function streamChanges(
     }
     if (sink.pendingBytes > settings.maxPendingBytes) return;
     if (changes.length === 500) continue;
+    // Every record up to the head was looked at: the next read starts there, not at the last one this stream took.
+    if (head > cursor) cursor = head;
     let timer: NodeJS.Timeout | undefined;
     const heartbeat = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(true), settings.heartbeatMs);
@@ -166,6 +172,14 @@ async function streamChanges(
   }
 }
 
+/** The event text of each change, made once however many streams send it (a hub's records are shared). */
+const events = new WeakMap<StoredChange, string>();
+
 function eventOf(change: StoredChange): string {
-  return `id: ${change.position}\ndata: ${changeRecordJson(change)}\n\n`;
+  let text = events.get(change);
+  if (text === undefined) {
+    text = `id: ${change.position}\ndata: ${changeRecordJson(change)}\n\n`;
+    events.set(change, text);
+  }
+  return text;
 }

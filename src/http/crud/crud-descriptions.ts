@@ -8,6 +8,7 @@ import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
 import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-schemas.js";
 import { csvColumnsOf, csvMediaType, ndjsonMediaType } from "./stream-format.js";
+import { addAggregateSchemas } from "./aggregate-schemas.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -43,10 +44,17 @@ export function entityRouteDescriptions(
     required: ["data"],
     properties: {
       count: { type: "integer", minimum: 0 },
+      countKind: {
+        type: "string",
+        enum: ["estimated", "atLeast"],
+        description:
+          'Present when count is not exact: the engine\'s estimate (count "estimated"), or a count stopped at its ceiling (count {"atMost": n}).',
+      },
       data: { type: "array", items: schemaRef(presets.withRelations) },
       nextCursor: { type: "string" },
     },
   };
+  const aggregate = addAggregateSchemas(entityClass, filter, schemas);
   const page = schemaRef(`${entity}Page`);
   const withDetails = schemaRef(presets.withDetails);
   const entityOnly = schemaRef(presets.entityOnly);
@@ -85,8 +93,26 @@ export function entityRouteDescriptions(
         },
       },
     },
+    aggregate: {
+      tags,
+      summary: `Groups, counts, sums, averages, minima and maxima of the ${entity} rows a where selects (keyset pages over groups).`,
+      description:
+        "With `Accept: application/x-ndjson` or `text/csv` every group is streamed instead, with no page ceiling but the body's own " +
+        '`limit`: NDJSON one group a line (a failure after the first line ends with an `{"error": ...}` line), CSV a header row of the ' +
+        "groups' and metrics' names (a failure cuts the body).",
+      requestBody: schemaRef(aggregate.body),
+      responseBody: schemaRef(aggregate.page),
+      otherResponseBodies: {
+        [ndjsonMediaType]: { type: "string", description: `One group a line, as in the JSON page's data.` },
+        [csvMediaType]: {
+          type: "string",
+          description: "RFC 4180: a header row of the groups' and metrics' names, then one row per group.",
+        },
+      },
+    },
   };
-  if (EntityMapping.of(entityClass).changeFeed !== undefined) operations.changes = changeStreamDescription(entity, tags, schemas);
+  const feed = EntityMapping.of(entityClass).changeFeed !== undefined;
+  if (feed) operations.changes = changeStreamDescription(entity, tags, schemas);
   if (write) {
     const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)}, or the tag of If-Match, must be current)`;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: entityOnly };
@@ -149,7 +175,7 @@ export function entityRouteDescriptions(
       },
     };
   }
-  return { schemas, operations };
+  return feed ? { schemas, operations, webhooks: changeWebhooks } : { schemas, operations };
 }
 
 /** The name of the one component schema of a change record (the stream's `data:` and a webhook's body). */
@@ -172,6 +198,45 @@ export function addChangeRecordSchema(schemas: Record<string, JsonSchema>): Json
   };
   return schemaRef(changeRecordSchemaName);
 }
+
+const webhookHeader = (name: string, description: string, pattern: string) => ({
+  name,
+  in: "header",
+  required: true,
+  description,
+  schema: { type: "string", pattern },
+});
+
+/**
+ * The change feed's webhook delivery (`ChangeWebhooks`): a POST of one change record to each subscription's URL,
+ * signed as the Standard Webhooks specification says.
+ */
+export const changeWebhooks: Readonly<Record<string, Readonly<Record<string, unknown>>>> = Object.freeze({
+  changeRecord: Object.freeze({
+    post: {
+      summary: "One committed change, POSTed to a webhook subscription's URL.",
+      description:
+        "Sent in commit order per entity key. `webhook-signature` is `v1,` and the base64 of the HMAC-SHA256, keyed with the bytes of the " +
+        "subscription's secret after `whsec_`, of `<webhook-id>.<webhook-timestamp>.<raw body>` (Standard Webhooks 1.0). A retry or a replay " +
+        "sends the same `webhook-id`: a receiver that took an event already answers 2xx and ignores it. Any answer but 2xx, or none within " +
+        "the timeout, is a failed attempt.",
+      operationId: "changeWebhook",
+      parameters: [
+        webhookHeader(
+          "webhook-id",
+          "The event's id (its position in the change log; the same on every retry and replay).",
+          "^[0-9]{1,15}$",
+        ),
+        webhookHeader("webhook-timestamp", "When the attempt was sent, in seconds since the epoch.", "^[0-9]{1,12}$"),
+        webhookHeader("webhook-signature", "`v1,` and the base64 signature.", "^v1,[A-Za-z0-9+/=]+$"),
+        webhookHeader("tenon-subscription", "The subscription's name.", "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"),
+        webhookHeader("tenon-attempt", "The attempt's number, from 1.", "^[0-9]{1,3}$"),
+      ],
+      requestBody: { required: true, content: { "application/json": { schema: schemaRef(changeRecordSchemaName) } } },
+      responses: { "2XX": { description: "Taken (or taken before): the event is delivered." } },
+    },
+  }),
+});
 
 /** The description of a change stream route (`GET {base}/changes`, or the server's for every entity). */
 export function changeStreamDescription(

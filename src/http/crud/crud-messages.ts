@@ -29,7 +29,7 @@ export const CrudMessages = {
   directionNotText: "An orderBy direction must be the text ASC or DESC (or empty).",
   badStart: "The filter property start must be a non-negative integer.",
   badLimit: "The filter property limit must be an integer.",
-  badCount: "The filter property count must be true or false.",
+  badCount: 'The filter property count must be true, false, "exact", "none", "estimated" or {"atMost": n} with n a positive integer.',
   afterWithStart: "The filter properties after and start exclude each other: a keyset page starts after the cursor's row.",
   badCursor: "The filter property after must be a cursor that a select answered as nextCursor.",
   cursorOtherOrder:
@@ -64,14 +64,57 @@ export const CrudMessages = {
     `Entity ${id} does not match the If-Match entity tag: it was changed, deleted or never had that tag.`,
   badLastEventId: "The Last-Event-ID header (or the lastEventId parameter) must be an event id this stream sent: a non-negative integer.",
   changeWhereNotJson: "The where parameter must be a JSON array of conditions, as in a select body's where.",
+  changeIdUnknown:
+    "This Last-Event-ID was never sent by this change log (it is ahead of every change, as after a restore from a backup): read the data again, then open the stream without Last-Event-ID.",
   changesPurged: "The changes after this Last-Event-ID were purged: read the data again, then open the stream without Last-Event-ID.",
   changeWhereOnEntityOnly:
     "The where parameter filters an entity's own change stream ({base}/changes of the entity), not the stream of every entity.",
   noChangeFeed: (entity: string): string => `${entity} has no change feed.`,
+  aggregateNotObject: "The aggregate body must be a JSON object.",
+  unknownAggregateProperty: (name: string): string =>
+    `The aggregate body has an unknown property "${name}"; expected where, groupBy, metrics, having, orderBy, limit and after.`,
+  listNotArray: (name: string): string => `The aggregate property ${name} must be an array.`,
+  listTooLong: (name: string, max: number): string => `The aggregate property ${name} has more than ${max} items.`,
+  metricsMissing: "The aggregate body needs metrics: an array of at least one {fn, column?, as}.",
+  aggregateNameTwice: (name: string): string => `The aggregate names "${name}" twice; each group and metric needs its own name.`,
+  badAggregateName: (max: number): string => `An aggregate name (as) must be a non-empty string of at most ${max} characters.`,
+  columnNotGroupable: (name: string): string =>
+    `Column ${name} cannot be used in an aggregate's groupBy: it is not a column of this entity or of an entity it references, or it is not declared aggregatable.`,
+  columnNotAggregatable: (name: string): string =>
+    `Column ${name} cannot be used in an aggregate: it is not a column of this entity, or it is not declared aggregatable.`,
+  groupNotValid: 'Each groupBy item must be a column name or an object {"column", "truncate"?, "as"?}.',
+  unknownGroupProperty: (name: string): string => `A groupBy item has an unknown property "${name}"; expected column, truncate and as.`,
+  badTruncate: "The truncate of a groupBy item must be day, week, month or year.",
+  truncateNotDate: (name: string): string => `Column ${name} is not a date; only a date is truncated to a day, week, month or year.`,
+  metricNotValid: 'Each metrics item must be an object {"fn", "column"?, "as"} with text values.',
+  unknownMetricProperty: (name: string): string => `A metrics item has an unknown property "${name}"; expected fn, column and as.`,
+  unknownFunction: (fn: string): string => `Unknown aggregate function "${fn}"; use count, countDistinct, sum, avg, min or max.`,
+  metricWithoutName: (fn: string): string => `The metric ${fn} has no name: give it one with as.`,
+  metricWithoutColumn: (fn: string): string => `The metric ${fn} needs a column; only count counts rows without one.`,
+  metricWrongType: (fn: string, name: string, kind: string): string =>
+    kind === "string"
+      ? `The metric ${fn} does not apply to ${name}, a text column: sum and avg need a numeric column.`
+      : `The metric ${fn} does not apply to ${name}, a ${kind} column.`,
+  metricNotAllowed: (fn: string, name: string): string =>
+    `The metric ${fn} is not allowed on ${name}: the column is not declared aggregatable for it.`,
+  sumNotExact: (fn: string, name: string): string =>
+    `The metric ${fn} of ${name} cannot be computed exactly on this database engine (a decimal of more than 18 digits on SQLite).`,
+  havingNotObject: "Each having item must be an object with columnName (a metric's name) and condition, or with or.",
+  unknownHavingProperty: (name: string): string => `A having item has an unknown property "${name}".`,
+  havingNotMetric: (name: string): string =>
+    `The having item names ${name}, which is no metric of the aggregate: having compares metrics only.`,
+  unknownHavingCondition: (condition: string): string =>
+    `Unknown having condition "${condition}"; use =, <>, <, <=, >, >=, IN, IS NULL or IS NOT NULL.`,
+  orderByNotAggregate: (name: string): string => `The orderBy item names ${name}, which is no group or metric of the aggregate.`,
+  tooManyGroups: (groups: number, max: number): string =>
+    `The aggregate has ${groups} groups, more than the ${max} this server answers: narrow where or having, or group by fewer or coarser columns.`,
+  badAggregateCursor: "The aggregate property after must be a cursor that an aggregate answered as nextCursor.",
+  aggregateCursorOtherOrder:
+    "The cursor in after was made for another aggregate or orderBy: send the body of the page that answered it, or start again without after.",
   ifMatchRequired: "This write needs an If-Match header with the entity tag the entity was read with.",
   streamStopped: "The streamed answer was stopped before its end: the server is stopping, or its client went away.",
   importLineTooLong: (line: number, max: number): string => `Line ${line} of the NDJSON body is longer than ${max} bytes.`,
   importLineNotUtf8: (line: number): string => `Line ${line} of the NDJSON body is not UTF-8 text.`,
   importLineNotJson: (line: number): string => `Line ${line} of the NDJSON body is not valid JSON.`,
-  streamedCount: "A streamed answer (NDJSON or CSV) carries no count; leave count out or set it to false.",
+  streamedCount: 'A streamed answer (NDJSON or CSV) carries no count; leave count out, or set it to false or "none".',
 } as const;

@@ -150,7 +150,15 @@ export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas): st
       start: { type: "integer", minimum: 0 },
       limit: { type: "integer" },
       after: { type: "string", description: "The nextCursor of the previous page (keyset paging)." },
-      count: { type: "boolean", description: "false: the page answers no count." },
+      count: {
+        description:
+          'How the page counts the rows the filter matches: true or "exact", false or "none" (no count), "estimated" (the engine\'s statistics), or {"atMost": n} (exactly up to n).',
+        anyOf: [
+          { type: "boolean" },
+          { type: "string", enum: ["exact", "none", "estimated"] },
+          { type: "object", required: ["atMost"], additionalProperties: false, properties: { atMost: { type: "integer", minimum: 1 } } },
+        ],
+      },
     },
   };
   return name;

@@ -14,7 +14,7 @@ import {
   defaultChangeStreamSettings,
   lastEventIdOf,
 } from "./change-stream.js";
-import { changeStreamDescription } from "./crud-descriptions.js";
+import { changeStreamDescription, changeWebhooks } from "./crud-descriptions.js";
 import { CrudMessages } from "./crud-messages.js";
 import type { HttpContext } from "./http-context.js";
 
@@ -46,7 +46,11 @@ export abstract class HttpChangesController<C> extends HttpController<C> {
 
   /** The OpenAPI description of the stream (`HttpDescribedController`). */
   static openApiDescription(_controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
-    return { schemas, operations: { changes: changeStreamDescription("every entity with a change feed", ["Changes"], schemas) } };
+    return {
+      schemas,
+      operations: { changes: changeStreamDescription("every entity with a change feed", ["Changes"], schemas) },
+      webhooks: changeWebhooks,
+    };
   }
 
   /** GET {base}: the changes of every entity of `feeds` the caller may read, as Server-Sent Events. */

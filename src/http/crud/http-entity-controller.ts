@@ -6,7 +6,7 @@ import { CrudMessages } from "./crud-messages.js";
 import { HttpController } from "../exchange/http-controller.js";
 import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
 import type { HttpContext } from "./http-context.js";
-import { HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
+import { type HttpAggregatePage, HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import { HashedBody, HttpIdempotencyKey } from "./idempotency.js";
@@ -39,8 +39,8 @@ import {
 /** What `bulk` resolves with after an import, whose answer it wrote to the response: never sent. */
 const importedBulk: HttpEntityBulkResult = Object.freeze({ inserted: [], updated: [], deleted: [] });
 
-/** What `select` resolves with when its answer is streamed: never sent (the response streams). */
-const streamedPage: HttpSelectPage = Object.freeze({ data: [] });
+/** What `select` and `aggregate` resolve with when their answer is streamed: never sent (the response streams). */
+const streamedPage: HttpSelectPage & HttpAggregatePage = Object.freeze({ data: [] });
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select (docs/crud.md),
@@ -54,6 +54,7 @@ const streamedPage: HttpSelectPage = Object.freeze({ data: [] });
  * | GET {base}/find/? | find |
  * | GET {base}/metadata | metadata |
  * | POST {base}/select | select |
+ * | POST {base}/aggregate | aggregate |
  *
  * GET of one entity answers its `ETag` (`"<id>-<version>"`, see docs/crud.md) when it has a version column,
  * and 304 with no content when `If-None-Match` holds.
@@ -148,6 +149,21 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
       .stream(this.request.jsonContent, format, this.response)
       .then(() => streamedPage);
   }
+
+  /**
+   * POST {base}/aggregate: the groups an aggregate body asks for, `{data, nextCursor?}` (docs/crud.md
+   * "Aggregates"). Guarded by the areas of select, unless an override gives it its own. A request whose `Accept`
+   * prefers `application/x-ndjson` or `text/csv` gets every group streamed instead
+   * (`HttpEntityReader.streamAggregate`); the promise then resolves with an empty page that is not sent.
+   */
+  @Post("aggregate", { areasOf: ["select"] })
+  aggregate(): Promise<HttpAggregatePage> {
+    const format = recordFormatOf(this.request);
+    if (format === undefined) return this.createReader().aggregate(this.request.jsonContent);
+    return this.createReader()
+      .streamAggregate(this.request.jsonContent, format, this.response)
+      .then(() => streamedPage);
+  }
 }
 
 /**
@@ -165,6 +181,7 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | GET {base}/metadata | metadata |
  * | GET {base}/createnew | createNew |
  * | POST {base}/select | select |
+ * | POST {base}/aggregate | aggregate |
  * | POST {base} | insert |
  * | POST {base}/bulk | bulk |
  * | PUT {base} | update |

@@ -14,9 +14,15 @@ import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
 import { HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifNoneMatchHolds, parseEntityTags } from "./entity-tag.js";
+import type { CountMode } from "../../session/session-counts.js";
 import { InvalidInputError } from "../../errors.js";
-import type { EntityCursor } from "../../session/entity-cursor.js";
+import { aggregateOrder } from "../../filter/aggregate-query.js";
+import type { JsonValue } from "../../json/json-value.js";
+import { parseAggregateBody } from "./aggregate-body.js";
+import { encodeAggregateCursor } from "./aggregate-cursor.js";
+import { encodeAggregateRow } from "./aggregate-values.js";
 import { CrudMessages } from "./crud-messages.js";
+import type { EntityCursor } from "../../session/entity-cursor.js";
 import { answerRecordStream, type HttpRecord, type HttpRecordSource } from "./record-stream.js";
 import { csvColumnsOf, type HttpRecordFormat } from "./stream-format.js";
 
@@ -48,9 +54,22 @@ export interface HttpEntityPage {
 export interface HttpSelectPage {
   /** The number of rows the filter matches (without the cursor's condition), where answered. */
   readonly count?: number;
+  /**
+   * What `count` is when it is not exact: `estimated` (the engine's statistics, for `count: "estimated"`) or
+   * `atLeast` (a count stopped at the ceiling of `count: {"atMost": n}`); absent for an exact count.
+   */
+  readonly countKind?: "estimated" | "atLeast";
   /** The page, as JSON. */
   readonly data: unknown[];
   /** The cursor of the next page, when more rows follow and the body had no `start`; absent on the last page. */
+  readonly nextCursor?: string;
+}
+
+/** What `POST {base}/aggregate` answers: one page of groups, and the cursor of the next page when more follow. */
+export interface HttpAggregatePage {
+  /** The groups of the page: each group's and metric's value by its name. */
+  readonly data: Record<string, JsonValue>[];
+  /** The cursor of the next page (send it back as `after`); absent on the last page. */
   readonly nextCursor?: string;
 }
 
@@ -114,12 +133,32 @@ export class HttpEntityReader<T extends object> {
     const filter = read.filter;
     const order = read.keysetOrder;
     const limit = filter.limit;
+    // A count that is not exact is read by a statement of its own (the planner's estimate, or a capped count).
+    const mode = read.countMode === "exact" ? undefined : read.countMode;
     if (order === undefined || limit === undefined) {
-      if (read.count === false) return this.#keysetPage(filter, config, undefined, undefined, false);
+      if (read.count === false || mode !== undefined)
+        return this.#keysetPage(filter, config, undefined, undefined, read.count !== false, mode);
       return this.#page(filter, config);
     }
     filter.limit = limit + 1;
-    return this.#keysetPage(filter, config, { order, limit }, read.after, read.count ?? !read.hasCursor);
+    return this.#keysetPage(filter, config, { order, limit }, read.after, read.count ?? !read.hasCursor, mode);
+  }
+
+  /**
+   * The groups an aggregate body asks for (docs/crud.md "Aggregates"): `{data, nextCursor?}`. The rows measured
+   * are those a select of the same `where` reads (soft delete, tenant and `onAddEntityFilter` included); a body
+   * that does not fit, and a question with more than `maxGroups` groups, answer 400.
+   */
+  async aggregate(body: unknown): Promise<HttpAggregatePage> {
+    const dialect = this.context.database.dialect;
+    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.filterParameters, (type) => dialect.sumsExactly(type));
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
+    const result = await this.context.selectAggregate(this.entityClass, query);
+    const max = this.filterParameters.effectiveMaxGroups;
+    if (max !== undefined && result.groupCount > max) throw new InvalidInputError(CrudMessages.tooManyGroups(result.groupCount, max));
+    const data = result.rows.map((row) => encodeAggregateRow(query, row));
+    if (result.next === undefined) return { data };
+    return { data, nextCursor: encodeAggregateCursor(query, aggregateOrder(query), result.next) };
   }
 
   /**
@@ -137,13 +176,7 @@ export class HttpEntityReader<T extends object> {
     response: HttpResponse,
     config: JsonSerializerConfig = format === "csv" ? JsonSerializerConfig.entityOnly : JsonSerializerConfig.withRelations,
   ): Promise<void> {
-    const parameters = new HttpFilterParameters({
-      maxLimit: -1,
-      maxWhereConditions: this.filterParameters.maxWhereConditions,
-      maxOrderByColumns: this.filterParameters.maxOrderByColumns,
-      includeDeleted: this.filterParameters.includeDeleted,
-    });
-    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, parameters);
+    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.#streamParameters());
     if (read.count === true) throw new InvalidInputError(CrudMessages.streamedCount);
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(read.filter);
     const cursor = await this.context.openCursor(this.entityClass, read.filter, { batchSize: this.streamBatchSize });
@@ -164,6 +197,44 @@ export class HttpEntityReader<T extends object> {
       },
       close: () => cursor.close(),
     };
+  }
+
+  /**
+   * Answers the groups an aggregate body asks for as a stream (docs/crud.md "Streamed answers"): NDJSON, one
+   * group a line as `aggregate` writes its data items, or CSV, a header row of the groups' and metrics' names and a
+   * row per group. The body's rules are `aggregate`'s, with no page ceiling: `limit` is the caller's own (absent:
+   * every group); more groups than `maxGroups` is the same 400, answered before anything is streamed. The groups
+   * are read from a cursor, `streamBatchSize` at a time.
+   */
+  async streamAggregate(body: unknown, format: HttpRecordFormat, response: HttpResponse): Promise<void> {
+    const dialect = this.context.database.dialect;
+    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.#streamParameters(), (type) => dialect.sumsExactly(type));
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
+    const cursor = await this.context.openAggregateCursor(this.entityClass, query, { batchSize: this.streamBatchSize });
+    const max = this.filterParameters.effectiveMaxGroups;
+    await answerRecordStream(response, format, {
+      columns: [...query.groups.map((group) => group.name), ...query.metrics.map((metric) => metric.name)],
+      next: async () => {
+        const rows = await cursor.read();
+        const groups = cursor.groupCount ?? 0;
+        // Read with the first batch, before anything is sent: the 400 of the JSON route.
+        if (max !== undefined && groups > max) throw new InvalidInputError(CrudMessages.tooManyGroups(groups, max));
+        return rows.map((row) => encodeAggregateRow(query, row));
+      },
+      close: () => cursor.close(),
+    });
+  }
+
+  /** The filter limits of a streamed answer: the reader's, without a page ceiling. */
+  #streamParameters(): HttpFilterParameters {
+    const parameters = this.filterParameters;
+    return new HttpFilterParameters({
+      maxLimit: -1,
+      maxWhereConditions: parameters.maxWhereConditions,
+      maxOrderByColumns: parameters.maxOrderByColumns,
+      maxGroups: parameters.maxGroups,
+      includeDeleted: parameters.includeDeleted,
+    });
   }
 
   /** The entity's metadata (`{entity, primaryKey, versionColumn?, properties}`). */
@@ -232,11 +303,13 @@ export class HttpEntityReader<T extends object> {
     paging: { readonly order: readonly OrderByItem[]; readonly limit: number } | undefined,
     after: Condition | undefined,
     counted: boolean,
+    mode?: CountMode,
   ): Promise<HttpSelectPage> {
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(filter);
     let count: number | undefined;
+    let countKind: "estimated" | "atLeast" | undefined;
     let entities: T[];
-    if (counted && after === undefined) {
+    if (counted && after === undefined && mode === undefined) {
       ({ count, entities } = await this.context.selectPage(this.entityClass, filter));
     } else {
       entities = await this.context.select(this.entityClass, filter);
@@ -244,7 +317,12 @@ export class HttpEntityReader<T extends object> {
         const whole = new Filter();
         whole.includeDeleted = filter.includeDeleted;
         for (const condition of filter.conditions) if (condition !== after) whole.add(condition);
-        count = await this.context.selectCount(this.entityClass, whole);
+        if (mode === undefined) count = await this.context.selectCount(this.entityClass, whole);
+        else {
+          const counting = await this.context.countRows(this.entityClass, whole, mode);
+          count = counting.count;
+          if (counting.kind !== "exact") countKind = counting.kind;
+        }
       }
     }
     let nextCursor: string | undefined;
@@ -255,6 +333,7 @@ export class HttpEntityReader<T extends object> {
     if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
     const data = await this.context.toJson(entities, config);
     if (count === undefined) return nextCursor === undefined ? { data } : { data, nextCursor };
+    if (countKind !== undefined) return nextCursor === undefined ? { count, countKind, data } : { count, countKind, data, nextCursor };
     return nextCursor === undefined ? { count, data } : { count, data, nextCursor };
   }
 

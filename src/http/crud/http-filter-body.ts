@@ -7,6 +7,7 @@ import type { ColumnMapping } from "../../mapping/entity-mapping.js";
 import { fitsSize } from "../../values/text.js";
 import { CrudMessages } from "./crud-messages.js";
 import type { HttpFilterParameters } from "./http-filter-parameters.js";
+import type { CountMode } from "../../session/session-counts.js";
 
 /** Deepest nesting of `or` groups a filter body may use. */
 export const maxOrDepth = 4;
@@ -42,8 +43,13 @@ export interface SelectBody {
   readonly after: Condition | undefined;
   /** Whether the body sent a cursor (`after`), even one after which no row can follow. */
   readonly hasCursor: boolean;
-  /** The body's `count`: true or false, or undefined when absent. */
+  /**
+   * Whether the body's `count` asks for a count: true (`true`, `"exact"`, `"estimated"`, `{"atMost": n}`) or
+   * false (`false`, `"none"`), or undefined when absent.
+   */
   readonly count: boolean | undefined;
+  /** How the body's `count` wants rows counted, when it asks for a count at all (`count` true). */
+  readonly countMode: CountMode | undefined;
 }
 
 const conditionKeys = new Set(["columnname", "condition", "value"]);
@@ -109,11 +115,7 @@ export function parseSelectBody(
   const cursor = keys.has("after") ? body[keys.get("after") as string] : undefined;
   const count = keys.has("count") ? body[keys.get("count") as string] : undefined;
 
-  if (where !== undefined && where !== null) {
-    if (!Array.isArray(where)) fail(CrudMessages.whereNotArray);
-    const counter = { leaves: 0, max: parameters.effectiveMaxWhereConditions };
-    for (const item of where) filter.add(parseItem(item, 1, columns, readValue, counter));
-  }
+  for (const condition of parseWhere(where, columns, readValue, parameters)) filter.add(condition);
   if (orderBy !== undefined && orderBy !== null) {
     if (!Array.isArray(orderBy)) fail(CrudMessages.orderByNotArray);
     const max = parameters.effectiveMaxOrderByColumns;
@@ -144,7 +146,7 @@ export function parseSelectBody(
   }
   if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isSafeInteger(limit))) fail(CrudMessages.badLimit);
   filter.limit = effectiveLimit(limit as number | undefined | null, parameters);
-  if (count !== undefined && count !== null && typeof count !== "boolean") fail(CrudMessages.badCount);
+  const countMode = count === undefined || count === null ? undefined : parseCount(count);
   const hasStart = start !== undefined && start !== null;
   const hasCursor = cursor !== undefined && cursor !== null;
   if (hasCursor && hasStart) fail(CrudMessages.afterWithStart);
@@ -157,7 +159,47 @@ export function parseSelectBody(
     after = keysetCondition(order, decodeCursor(cursor, order, readValue)) ?? { kind: "or", conditions: [] };
     filter.add(after);
   }
-  return { filter, keysetOrder: order, after, hasCursor, count: typeof count === "boolean" ? count : undefined };
+  return {
+    filter,
+    keysetOrder: order,
+    after,
+    hasCursor,
+    count: countMode === undefined ? undefined : countMode !== "none",
+    countMode: countMode === "none" ? undefined : countMode,
+  };
+}
+
+/**
+ * The conditions of a body's `where` (absent or null: none): the items ANDed, `{"or": [...]}` groups, each
+ * column looked up in `columns`, each value converted to its column's type; `InvalidInputError` (400) otherwise.
+ */
+export function parseWhere(
+  where: unknown,
+  columns: FilterColumns,
+  readValue: FilterValueReader,
+  parameters: HttpFilterParameters,
+): Condition[] {
+  if (where === undefined || where === null) return [];
+  if (!Array.isArray(where)) fail(CrudMessages.whereNotArray);
+  const counter = { leaves: 0, max: parameters.effectiveMaxWhereConditions };
+  return where.map((item) => parseItem(item, 1, columns, readValue, counter));
+}
+
+/** A body's `count`: true or `"exact"`, false or `"none"`, `"estimated"`, or `{"atMost": n}` (n a positive integer). */
+function parseCount(count: unknown): CountMode | "none" {
+  if (count === true) return "exact";
+  if (count === false) return "none";
+  if (typeof count === "string") {
+    const mode = count.trim().toLowerCase();
+    if (mode === "exact" || mode === "none" || mode === "estimated") return mode;
+  } else if (isPlainObject(count)) {
+    const entries = Object.entries(count);
+    if (entries.length === 1 && entries[0][0].toLowerCase() === "atmost") {
+      const max = entries[0][1];
+      if (typeof max === "number" && Number.isSafeInteger(max) && max > 0) return { atMost: max };
+    }
+  }
+  return fail(CrudMessages.badCount);
 }
 
 /** The page size in force: absent, 0, negative or above the ceiling becomes the ceiling. */

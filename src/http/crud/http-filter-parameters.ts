@@ -6,7 +6,9 @@ export class HttpFilterParameters {
   static readonly defaultMaxWhereConditions = 32;
   /** Default ceiling of `orderBy` items. */
   static readonly defaultMaxOrderByColumns = 8;
-  /** The defaults: maxLimit 1000, maxWhereConditions 32, maxOrderByColumns 8, includeDeleted false. */
+  /** Default ceiling of the groups an aggregate may have. */
+  static readonly defaultMaxGroups = 10_000;
+  /** The defaults: maxLimit 1000, maxWhereConditions 32, maxOrderByColumns 8, maxGroups 10,000, includeDeleted false. */
   static readonly defaults = new HttpFilterParameters();
 
   /** Ceiling of the page size of Select and SelectAll: 0 means the default, a negative value unlimited. */
@@ -17,13 +19,27 @@ export class HttpFilterParameters {
   readonly maxOrderByColumns: number;
   /** Whether soft-deleted rows are read too. Only the server sets it; no body can. */
   readonly includeDeleted: boolean;
+  /**
+   * Ceiling of the groups an aggregate (`POST {base}/aggregate`) may have after its `having`, every page
+   * counted: more answer 400. 0 means the default, a negative value unlimited.
+   */
+  readonly maxGroups: number;
 
   /** Every option left out takes its default. */
-  constructor(options: { maxLimit?: number; maxWhereConditions?: number; maxOrderByColumns?: number; includeDeleted?: boolean } = {}) {
+  constructor(
+    options: {
+      maxLimit?: number;
+      maxWhereConditions?: number;
+      maxOrderByColumns?: number;
+      includeDeleted?: boolean;
+      maxGroups?: number;
+    } = {},
+  ) {
     this.maxLimit = options.maxLimit ?? HttpFilterParameters.defaultMaxLimit;
     this.maxWhereConditions = options.maxWhereConditions ?? HttpFilterParameters.defaultMaxWhereConditions;
     this.maxOrderByColumns = options.maxOrderByColumns ?? HttpFilterParameters.defaultMaxOrderByColumns;
     this.includeDeleted = options.includeDeleted ?? false;
+    this.maxGroups = options.maxGroups ?? HttpFilterParameters.defaultMaxGroups;
     Object.freeze(this);
   }
 
@@ -40,6 +56,11 @@ export class HttpFilterParameters {
   /** The order-by ceiling in force: undefined when unlimited. */
   get effectiveMaxOrderByColumns(): number | undefined {
     return ceiling(this.maxOrderByColumns, HttpFilterParameters.defaultMaxOrderByColumns);
+  }
+
+  /** The group ceiling of an aggregate in force: undefined when unlimited. */
+  get effectiveMaxGroups(): number | undefined {
+    return ceiling(this.maxGroups, HttpFilterParameters.defaultMaxGroups);
   }
 }
 

@@ -58,12 +58,14 @@ export function buildOpenApiDocument(
   options: OpenApiOptions = {},
 ): OpenApiDocument {
   const schemas: Record<string, JsonSchema> = { ...errorBodySchemas };
+  const webhooks: Record<string, Readonly<Record<string, unknown>>> = {};
   const descriptions = new Map<Function, HttpRouteDescriptions | undefined>();
   const describe = (controller: Function): HttpRouteDescriptions | undefined => {
     if (!descriptions.has(controller)) {
       const described = isDescribed(controller) ? controller.openApiDescription(controller, schemas) : undefined;
       descriptions.set(controller, described);
       if (described?.schemas !== undefined && described.schemas !== schemas) Object.assign(schemas, described.schemas);
+      if (described?.webhooks !== undefined) Object.assign(webhooks, described.webhooks);
     }
     return descriptions.get(controller);
   };
@@ -155,6 +157,7 @@ export function buildOpenApiDocument(
     openapi: "3.1.0",
     info,
     paths,
+    ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
     components,
     ...(scheme !== undefined ? { security: [{ [schemeName]: [] }] } : {}),
   };

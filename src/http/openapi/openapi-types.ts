@@ -65,6 +65,11 @@ export interface HttpRouteDescriptions {
   readonly schemas?: Readonly<Record<string, JsonSchema>>;
   /** Descriptions by handler method name; a handler without one still appears, with an unconstrained body. */
   readonly operations: Readonly<Record<string, HttpOperationDescription>>;
+  /**
+   * The requests the API sends to its clients (OpenAPI 3.1 `webhooks`: Path Item objects by name), such as the
+   * change feed's deliveries; the same name given twice must be the same description.
+   */
+  readonly webhooks?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /**
@@ -96,6 +101,7 @@ export interface OpenApiDocument {
   readonly openapi: "3.1.0";
   readonly info: { readonly title: string; readonly version: string; readonly description?: string };
   readonly paths: Record<string, Record<string, unknown>>;
+  readonly webhooks?: Record<string, Readonly<Record<string, unknown>>>;
   readonly components: Record<string, Record<string, unknown>>;
   readonly security?: readonly Record<string, readonly string[]>[];
 }

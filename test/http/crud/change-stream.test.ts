@@ -7,7 +7,21 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ChangeFeed, ChangeLog, Column, PrimaryKey, Schema, Sequence, Table, TenantColumn, Type, VersionColumn } from "tenon";
+import {
+  ChangeFeed,
+  ChangeLog,
+  ChangeWebhooks,
+  Column,
+  PrimaryKey,
+  Schema,
+  Sequence,
+  Table,
+  TenantColumn,
+  Type,
+  VersionColumn,
+  WebhookSignature,
+  type WebhookSubscription,
+} from "tenon";
 import {
   Area,
   type ChangeStreamSettings,
@@ -15,6 +29,8 @@ import {
   HttpAuthentication,
   HttpChangesController,
   HttpContext,
+  HttpController,
+  Post,
   HttpEntityController,
   HttpServer,
   HttpUser,
@@ -22,6 +38,7 @@ import {
   type HttpRequest,
 } from "tenon/http";
 import { SqliteDatabase } from "tenon/sqlite";
+import { Validator } from "@seriousme/openapi-schema-validator";
 
 /** A tenant's ticket with a change feed. */
 @Table("Tickets")
@@ -121,6 +138,17 @@ class AllChanges extends HttpChangesController<Context> {
   }
   @Get("probe") probe(): string {
     return "ok";
+  }
+}
+
+/** Stores webhook subscriptions from request bodies (as an application's administration route would). */
+const webhooks = new ChangeWebhooks(database, { feeds: [Ticket, Notice], stored: true });
+class Subscriptions extends HttpController<Context> {
+  @Post()
+  async save(): Promise<{ saved: string }> {
+    const subscription = this.request.jsonContent as WebhookSubscription;
+    await webhooks.saveSubscription(subscription);
+    return { saved: subscription.name };
   }
 }
 
@@ -248,7 +276,7 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 before(async () => {
-  await Schema.apply(database, [Ticket, Notice, Plain], { changeFeed: true });
+  await Schema.apply(database, [Ticket, Notice, Plain], { changeFeed: true, webhooks: true });
   server = new HttpServer(Context);
   server.baseUri = "/api";
   server.port = 0;
@@ -257,6 +285,8 @@ before(async () => {
   server.registerController(Notices, "/notices");
   server.registerController(Plains, "/plains");
   server.registerController(AllChanges, "/changes");
+  server.registerController(Subscriptions, "/subscriptions");
+  server.serveOpenApi("/openapi.json", { title: "Changes", version: "1.0.0" });
   await server.start();
   port = server.port;
 });
@@ -376,6 +406,10 @@ describe("GET {base}/changes", () => {
       ["/api/tickets/changes", { "Last-Event-ID": "1e3" }],
       ["/api/tickets/changes", { "Last-Event-ID": "12345678901234567" }],
       ["/api/tickets/changes?lastEventId=x1", {}],
+      ["/api/tickets/changes?lastEventId=007", {}],
+      ["/api/tickets/changes", { "Last-Event-ID": "1 2" }],
+      [`/api/tickets/changes?where=${encodeURIComponent('[{"columnName":"title","condition":"BOGUS","value":"x"}]')}`, {}],
+      [`/api/tickets/changes?where=${encodeURIComponent('[{"columnName":"title","condition":"=","value":"x"},5]')}`, {}],
       ["/api/tickets/changes?where=not-json", {}],
       [`/api/tickets/changes?where=${encodeURIComponent('{"columnName":"title"}')}`, {}],
       [`/api/tickets/changes?where=${encodeURIComponent('[{"columnName":"nope","condition":"=","value":1}]')}`, {}],
@@ -387,6 +421,36 @@ describe("GET {base}/changes", () => {
       assert.equal(stream.status, 400, `${path} ${JSON.stringify(headers)}: ${stream.body}`);
       assert.equal(JSON.parse(stream.body).status, 400);
     }
+  });
+
+  test("a malformed webhook subscription sent to a route that stores it answers 400 naming the field, and stores nothing", async () => {
+    const secret = WebhookSignature.newSecret();
+    const good = { name: "tickets-hook", url: "https://hooks.example.com/tickets", secret, entities: ["Ticket"] };
+    for (const [body, message] of [
+      [{ ...good, name: "bad name" }, /name "bad name" must be 1 to 100 letters/],
+      [{ ...good, url: "ftp://hooks.example.com/" }, /needs an absolute http: or https: URL/],
+      [{ ...good, secret: "hunter2" }, /needs a secret "whsec_"/],
+      [{ ...good, entities: ["Plain"] }, /names the entity "Plain", which is none of the feeds/],
+      [{ ...good, maxAttempts: 0 }, /needs maxAttempts as a whole number from 1 to 100/],
+      [{ ...good, extra: true }, /has the unknown field "extra"/],
+    ] as const) {
+      const answer = await call("POST", "/subscriptions", north, body);
+      assert.equal(answer.status, 400, JSON.stringify(answer.json));
+      assert.match((answer.json as { message: string }).message, message);
+    }
+    assert.deepEqual(
+      await database.acquire().then(async (connection) => {
+        try {
+          return await connection.query("SELECT name FROM tenon_webhooks", []);
+        } finally {
+          connection.release();
+        }
+      }),
+      [],
+    );
+    const saved = await call("POST", "/subscriptions", north, good);
+    assert.equal(saved.status, 200, JSON.stringify(saved.json));
+    assert.equal(await webhooks.deadLetterCount("tickets-hook"), 0, "the stored subscription is known");
   });
 
   test("an id older than the purged horizon answers 410; the current one resumes", async () => {
@@ -404,6 +468,11 @@ describe("GET {base}/changes", () => {
     const [event] = await fine.waitFor(1);
     fine.close();
     assert.equal(event.id, String(bounds.head));
+    // An id the log never handed out (a client of a database since restored from an older backup): 410 too.
+    const ahead = await open("/api/tickets/changes", north, { "Last-Event-ID": String(bounds.head + 1000) });
+    await ahead.ended;
+    assert.equal(ahead.status, 410, ahead.body);
+    assert.match(JSON.parse(ahead.body).message, /never sent by this change log/);
   });
 
   test("an idle stream carries heartbeats", async () => {
@@ -468,6 +537,24 @@ describe("GET {base}/changes", () => {
     const [seen] = await writerOnly.waitFor(1);
     writerOnly.close();
     assert.equal(seen.data.key, (noticeTwo.json as Record<string, unknown>).id);
+  });
+
+  test("the OpenAPI document describes the webhook delivery with the stream's ChangeRecord schema, and validates as OpenAPI 3.1", async () => {
+    const answer = await fetch(`http://127.0.0.1:${port}/api/openapi.json`, { headers: { "X-User": north } });
+    assert.equal(answer.status, 200);
+    const document = (await answer.json()) as {
+      webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> }; parameters: { name: string }[] } }>;
+      components: { schemas: Record<string, { required: string[] }> };
+    };
+    const post = document.webhooks.changeRecord.post;
+    assert.deepEqual(post.requestBody.content["application/json"].schema, { $ref: "#/components/schemas/ChangeRecord" });
+    assert.deepEqual(
+      post.parameters.map((parameter) => parameter.name),
+      ["webhook-id", "webhook-timestamp", "webhook-signature", "tenon-subscription", "tenon-attempt"],
+    );
+    assert.deepEqual(document.components.schemas.ChangeRecord.required, ["entity", "key", "action", "version"]);
+    const result = await new Validator().validate(structuredClone(document) as never);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
   });
 
   test("stopping the server ends the open streams instead of waiting for their clients", async () => {

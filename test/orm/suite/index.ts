@@ -18,6 +18,8 @@ import { mappingCoverageSuite } from "./mapping-coverage.js";
 import { keysetSuite } from "./keyset.js";
 import { tenantsSuite } from "./tenants.js";
 import { changeFeedSuite } from "./change-feed.js";
+import { changeWebhooksSuite } from "./change-webhooks.js";
+import { aggregatesSuite } from "./aggregates.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -40,4 +42,6 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   keysetSuite,
   tenantsSuite,
   changeFeedSuite,
+  changeWebhooksSuite,
+  aggregatesSuite,
 ];

@@ -1,0 +1,131 @@
+// The delay from commit to delivery of the change stream (docs/changes.md) on loopback: Tenon's contender on a
+// SQLite copy of the bench data (one process), `--streams` open change streams of FeedCompany, and `--writes`
+// inserts sent one after another (`--gap` ms apart). For each insert and each stream, the delay is measured from
+// the moment the insert's answer arrived (the commit is done by then: a negative delay is an event that arrived
+// before the answer) and from the moment the insert was sent. Prints the median and the 99th percentile of both,
+// and how many events arrived of those expected (each stream must get every insert once).
+//   node bench/change-delivery.mjs [--streams 1000] [--writes 200] [--gap 20]
+// `npm run build` first. Timing, not instructions: run it on a quiet machine and compare runs of the same day.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
+import { copySqlite, sqliteDataset } from "./lib/dataset.mjs";
+
+const { values: o } = parseArgs({
+  options: {
+    streams: { type: "string", default: "1000" },
+    writes: { type: "string", default: "200" },
+    gap: { type: "string", default: "20" },
+  },
+});
+const streams = Number(o.streams);
+const writes = Number(o.writes);
+
+const TMP = path.join(BENCH_DIR, "results", "tmp");
+fs.mkdirSync(TMP, { recursive: true });
+const data = copySqlite(sqliteDataset(TMP, 10000), path.join(TMP, `delivery-${process.pid}.sqlite`));
+const tenon = CONTENDERS.find((c) => c.id === "tenon");
+fs.mkdirSync(path.join(BENCH_DIR, "node_modules"), { recursive: true });
+tenon.prepare();
+
+const server = spawn(process.execPath, tenon.args, {
+  cwd: BENCH_DIR,
+  env: {
+    ...process.env,
+    NODE_ENV: "production",
+    BENCH_DB: "sqlite",
+    BENCH_SQLITE_PATH: data,
+    BENCH_CHANGE_FEED: "1",
+    BENCH_CHANGE_STREAM: "1",
+  },
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const port = await new Promise((resolve, reject) => {
+  let text = "";
+  server.stdout.on("data", (chunk) => {
+    text += chunk;
+    const match = /LISTENING (\d+)/.exec(text);
+    if (match !== null) resolve(Number(match[1]));
+  });
+  server.once("exit", (code) => reject(new Error(`the server exited with ${code}`)));
+});
+
+/** Arrival times by key, per stream. */
+const arrivals = Array.from({ length: streams }, () => new Map());
+const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+const requests = [];
+let open = 0;
+await new Promise((resolve, reject) => {
+  for (let i = 0; i < streams; i++) {
+    const req = http.get({ host: "127.0.0.1", port, path: "/api/feed-companies/changes", agent }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
+      res.setEncoding("utf8");
+      let buffer = "";
+      let counted = false;
+      res.on("data", (chunk) => {
+        const now = performance.now();
+        buffer += chunk;
+        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (!counted && block.includes(": changes")) {
+            counted = true;
+            if (++open === streams) resolve();
+          }
+          const data = block.split("\n").find((line) => line.startsWith("data: "));
+          if (data !== undefined) arrivals[i].set(JSON.parse(data.slice(6)).key, now);
+        }
+      });
+    });
+    req.on("error", reject);
+    requests.push(req);
+  }
+});
+
+const sent = [];
+for (let i = 0; i < writes; i++) {
+  const started = performance.now();
+  const response = await fetch(`http://127.0.0.1:${port}/api/companies`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: `Delivered ${i}` }),
+  });
+  const answered = performance.now();
+  const { id } = await response.json();
+  sent.push({ id, started, answered });
+  await new Promise((resolve) => setTimeout(resolve, Number(o.gap)));
+}
+// Everything expected, or 10 s after the last insert.
+const deadline = performance.now() + 10_000;
+const expected = streams * writes;
+const received = () => arrivals.reduce((sum, map) => sum + map.size, 0);
+while (received() < expected && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+
+const fromAnswer = [];
+const fromSend = [];
+for (const write of sent) {
+  for (const map of arrivals) {
+    const at = map.get(write.id);
+    if (at === undefined) continue;
+    fromAnswer.push(at - write.answered);
+    fromSend.push(at - write.started);
+  }
+}
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+for (const req of requests) req.destroy();
+agent.destroy();
+server.kill("SIGTERM");
+await new Promise((resolve) => server.once("exit", resolve));
+for (const file of [data, `${data}-wal`, `${data}-shm`]) fs.rmSync(file, { force: true });
+const loadAverage = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
+console.log(
+  `${streams} streams, ${writes} inserts: ${received()} of ${expected} events; delay after the insert's answer median ` +
+    `${percentile(fromAnswer, 50).toFixed(1)} ms, p99 ${percentile(fromAnswer, 99).toFixed(1)} ms; after its request ` +
+    `median ${percentile(fromSend, 50).toFixed(1)} ms, p99 ${percentile(fromSend, 99).toFixed(1)} ms (load ${loadAverage})`,
+);
