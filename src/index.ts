@@ -49,6 +49,8 @@ export type {
 export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
 export { Context } from "./session/context.js";
+export { EntityCursor, type EntityCursorOptions } from "./session/entity-cursor.js";
+export { AggregateCursor } from "./session/aggregate-cursor.js";
 export type { AggregateResult, AggregateRow, AggregateValue } from "./session/session-aggregates.js";
 export type { CountMode, RowCount } from "./session/session-counts.js";
 export {
@@ -71,7 +73,6 @@ export {
   type AggregateFunction,
   type AggregatableOptions,
 } from "./mapping/aggregate-decorator.js";
-export { EntityCursor, type EntityCursorOptions } from "./session/entity-cursor.js";
 export type { GetOptions, TransactionOptions } from "./session/session-options.js";
 export { defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
 

@@ -14,11 +14,12 @@ import { SessionReads } from "./session-reads.js";
 import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
 import { changeRecorder } from "./change-capture.js";
+import { type ClosableCursor, type CursorSession, type EntityCursor, type EntityCursorOptions, openEntityCursor } from "./entity-cursor.js";
+import { type AggregateCursor, openAggregateCursor } from "./aggregate-cursor.js";
 import type { AggregateQuery } from "../filter/aggregate-query.js";
 import { type AggregateSpec, aggregateQueryOf } from "../filter/aggregate-spec.js";
 import { type AggregateResult, runAggregate } from "./session-aggregates.js";
 import { type CountMode, countRows, type RowCount } from "./session-counts.js";
-import { type ClosableCursor, type EntityCursor, type EntityCursorOptions, openEntityCursor } from "./entity-cursor.js";
 import { RoutedReads } from "./routed-reads.js";
 
 /**
@@ -169,6 +170,48 @@ export class Context implements AsyncDisposable {
   }
 
   /**
+   * Opens a cursor on the entities a filter selects (its tenant, soft-delete guard, order and page as in
+   * `select`), read `batchSize` at a time, so that a result of any size takes the memory of one batch: on a
+   * connection of its own, in a read-only snapshot (docs/crud.md "Streamed answers"). The entities are not kept
+   * in the identity map. Close it when done; the session closes cursors still open when it is disposed.
+   */
+  async openCursor<T extends object>(entityClass: EntityClass<T>, filter: Filter, options?: EntityCursorOptions): Promise<EntityCursor<T>> {
+    const cursor = await openEntityCursor(this.#cursorSession(), EntityMapping.of(entityClass), filter, options);
+    this.#cursors?.add(cursor);
+    return cursor;
+  }
+
+  /**
+   * Opens a cursor on the groups of an aggregate (a question resolved to columns, as `selectAggregate` takes it),
+   * read `batchSize` at a time like `openCursor` reads entities: its `limit` is the caller's own (absent: every
+   * group), and its `groupCount` says, once the first batch was read, how many groups the question has.
+   */
+  async openAggregateCursor<T extends object>(
+    entityClass: EntityClass<T>,
+    query: AggregateQuery,
+    options?: EntityCursorOptions,
+  ): Promise<AggregateCursor> {
+    const cursor = await openAggregateCursor(this.#cursorSession(), entityClass, query, options);
+    this.#cursors?.add(cursor);
+    return cursor;
+  }
+
+  /** What a cursor needs of the session; the cursors it opens are kept to be closed at dispose. */
+  #cursorSession(): CursorSession {
+    const cursors = (this.#cursors ??= new Set());
+    return { database: this.database, tenants: this, entities: this.#entities, onClosed: (closed) => cursors.delete(closed) };
+  }
+
+  /**
+   * Forgets every entity the session holds (its identity map): later reads load fresh instances. For a long
+   * session that reads or writes many rows (an export, an import), so that memory holds only what the caller
+   * still refers to.
+   */
+  clear(): void {
+    this.#identityMap.clear();
+  }
+
+  /**
    * The number of rows a filter matches, counted as `mode` says: `exact`; `estimated` from the engine's
    * statistics (PostgreSQL and MariaDB ask the planner, without reading the rows; SQLite has none and counts
    * exactly, answering kind `exact`); `{ atMost: n }` exactly up to `n` rows, then `n` of kind `atLeast`.
@@ -194,33 +237,6 @@ export class Context implements AsyncDisposable {
   /** `aggregate` of a question already resolved to columns (what the HTTP aggregate route builds from its body). */
   selectAggregate<T extends object>(entityClass: EntityClass<T>, query: AggregateQuery): Promise<AggregateResult> {
     return runAggregate(this.database.dialect, this.#connection, this, entityClass, query);
-  }
-
-  /**
-   * Opens a cursor on the entities a filter selects (its tenant, soft-delete guard, order and page as in
-   * `select`), read `batchSize` at a time, so that a result of any size takes the memory of one batch: on a
-   * connection of its own, in a read-only snapshot (docs/crud.md "Streamed answers"). The entities are not kept
-   * in the identity map. Close it when done; the session closes cursors still open when it is disposed.
-   */
-  async openCursor<T extends object>(entityClass: EntityClass<T>, filter: Filter, options?: EntityCursorOptions): Promise<EntityCursor<T>> {
-    const cursors = (this.#cursors ??= new Set());
-    const cursor = await openEntityCursor(
-      { database: this.database, tenants: this, entities: this.#entities, onClosed: (closed) => cursors.delete(closed) },
-      EntityMapping.of(entityClass),
-      filter,
-      options,
-    );
-    cursors.add(cursor);
-    return cursor;
-  }
-
-  /**
-   * Forgets every entity the session holds (its identity map): later reads load fresh instances. For a long
-   * session that reads or writes many rows (an export, an import), so that memory holds only what the caller
-   * still refers to.
-   */
-  clear(): void {
-    this.#identityMap.clear();
   }
 
   /** A new, not yet inserted entity with its primary key drawn from the sequence and its references attached. */

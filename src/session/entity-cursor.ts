@@ -90,8 +90,7 @@ export interface CursorSession {
 
 /**
  * Opens a cursor on what `filter` selects of `mapping`'s entities in the session's scope (its tenant, the
- * soft-delete guard, the filter's order and page), on a connection of its own. An engine without
- * `openCursor` reads the whole result at once.
+ * soft-delete guard, the filter's order and page), on a connection of its own.
  */
 export async function openEntityCursor<T extends object>(
   session: CursorSession,
@@ -102,17 +101,34 @@ export async function openEntityCursor<T extends object>(
   const dialect = session.database.dialect;
   const statements = sessionStatements(session.tenants, mapping, dialect);
   const statement = statements.select(filter, statements.where(filter, sessionTenant(session.tenants, mapping)));
-  const batchSize = Math.max(1, Math.trunc(options?.batchSize ?? defaultCursorBatchSize));
-  const connection = await session.database.acquire();
-  let rows: RowCursor;
+  const { rows, connection } = await openStatementCursor(session.database, statement.sql, statement.parameters, statements.exactIntegers);
+  return new EntityCursor(mapping, rows, connection, session.entities, batchSizeOf(options), session.onClosed);
+}
+
+/** The batch size a cursor reads with: the option's, at least 1, or the default. */
+export function batchSizeOf(options: EntityCursorOptions | undefined): number {
+  return Math.max(1, Math.trunc(options?.batchSize ?? defaultCursorBatchSize));
+}
+
+/**
+ * A cursor on a statement, on a connection taken from the database for it (the caller releases it when the
+ * cursor is closed). An engine without `openCursor` reads the whole result at once.
+ */
+export async function openStatementCursor(
+  database: Database,
+  sql: string,
+  parameters: readonly unknown[],
+  exactIntegers: boolean,
+): Promise<{ readonly rows: RowCursor; readonly connection: Connection }> {
+  const connection = await database.acquire();
   try {
-    rows =
+    const rows =
       connection.openCursor === undefined
-        ? new ArrayCursor(await connection.query(statement.sql, statement.parameters, statements.exactIntegers))
-        : await connection.openCursor(statement.sql, statement.parameters, statements.exactIntegers);
+        ? new ArrayCursor(await connection.query(sql, parameters, exactIntegers))
+        : await connection.openCursor(sql, parameters, exactIntegers);
+    return { rows, connection };
   } catch (error) {
     connection.release();
     throw error;
   }
-  return new EntityCursor(mapping, rows, connection, session.entities, batchSize, session.onClosed);
 }

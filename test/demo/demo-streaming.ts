@@ -37,6 +37,23 @@ export function defineDemoStreamingTests(h: DemoWriteHelpers): void {
     );
   });
 
+  test("streaming: an aggregate of orders by company streams as CSV the groups its JSON answers", async () => {
+    const body = {
+      groupBy: ["company.name"],
+      metrics: [
+        { fn: "count", as: "orders" },
+        { fn: "sum", column: "total", as: "total" },
+      ],
+    };
+    const json = (await h.ok("POST", "/orders/aggregate", "guest", body)).data as Row[];
+    const csv = await h.call("POST", "/orders/aggregate", { user: "guest", body, headers: { Accept: "text/csv" } });
+    assert.equal(csv.status, 200, csv.text);
+    assert.equal(
+      csv.text,
+      `company.name,orders,total\r\n${json.map((group) => `${group["company.name"]},${group.orders},${group.total}\r\n`).join("")}`,
+    );
+  });
+
   test("streaming: an NDJSON import writes its lines for an editor; a bad line writes nothing; a guest may not", async () => {
     const before = await count("SELECT COUNT(*) AS n FROM Companies");
     const ndjson = { "Content-Type": "application/x-ndjson" };

@@ -13,8 +13,8 @@ import { defineDemoIdempotencyTests } from "./demo-idempotency.js";
 import { defineDemoDataApiTests } from "./demo-data-api.js";
 import { defineDemoTenantTests } from "./demo-tenants.js";
 import { defineDemoChangeTests } from "./demo-changes.js";
-import { defineDemoAggregateTests } from "./demo-aggregates.js";
 import { defineDemoStreamingTests } from "./demo-streaming.js";
+import { defineDemoAggregateTests } from "./demo-aggregates.js";
 import { OpenApiContract } from "./openapi-contract.js";
 
 type Row = Record<string, unknown>;

@@ -7,9 +7,9 @@ import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
 import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-schemas.js";
-import { addAggregateSchemas } from "./aggregate-schemas.js";
 import { csvColumnsOf, csvMediaType, ndjsonMediaType } from "./stream-format.js";
 import { consistencyTokenHeader } from "./consistency-token.js";
+import { addAggregateSchemas } from "./aggregate-schemas.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -131,8 +131,19 @@ export function entityRouteDescriptions(
     aggregate: {
       tags,
       summary: `Groups, counts, sums, averages, minima and maxima of the ${entity} rows a where selects (keyset pages over groups).`,
+      description:
+        "With `Accept: application/x-ndjson` or `text/csv` every group is streamed instead, with no page ceiling but the body's own " +
+        '`limit`: NDJSON one group a line (a failure after the first line ends with an `{"error": ...}` line), CSV a header row of the ' +
+        "groups' and metrics' names (a failure cuts the body).",
       requestBody: schemaRef(aggregate.body),
       responseBody: schemaRef(aggregate.page),
+      otherResponseBodies: {
+        [ndjsonMediaType]: { type: "string", description: `One group a line, as in the JSON page's data.` },
+        [csvMediaType]: {
+          type: "string",
+          description: "RFC 4180: a header row of the groups' and metrics' names, then one row per group.",
+        },
+      },
     },
   };
   const feed = EntityMapping.of(entityClass).changeFeed !== undefined;

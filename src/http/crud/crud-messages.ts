@@ -117,5 +117,5 @@ export const CrudMessages = {
   importLineTooLong: (line: number, max: number): string => `Line ${line} of the NDJSON body is longer than ${max} bytes.`,
   importLineNotUtf8: (line: number): string => `Line ${line} of the NDJSON body is not UTF-8 text.`,
   importLineNotJson: (line: number): string => `Line ${line} of the NDJSON body is not valid JSON.`,
-  streamedCount: "A streamed answer (NDJSON or CSV) carries no count; leave count out or set it to false.",
+  streamedCount: 'A streamed answer (NDJSON or CSV) carries no count; leave count out, or set it to false or "none".',
 } as const;

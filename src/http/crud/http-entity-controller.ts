@@ -40,8 +40,8 @@ import {
 /** What `bulk` resolves with after an import, whose answer it wrote to the response: never sent. */
 const importedBulk: HttpEntityBulkResult = Object.freeze({ inserted: [], updated: [], deleted: [] });
 
-/** What `select` resolves with when its answer is streamed: never sent (the response streams). */
-const streamedPage: HttpSelectPage = Object.freeze({ data: [] });
+/** What `select` and `aggregate` resolve with when their answer is streamed: never sent (the response streams). */
+const streamedPage: HttpSelectPage & HttpAggregatePage = Object.freeze({ data: [] });
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select (docs/crud.md),
@@ -172,11 +172,17 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
 
   /**
    * POST {base}/aggregate: the groups an aggregate body asks for, `{data, nextCursor?}` (docs/crud.md
-   * "Aggregates"). Guarded by the areas of select, unless an override gives it its own.
+   * "Aggregates"). Guarded by the areas of select, unless an override gives it its own. A request whose `Accept`
+   * prefers `application/x-ndjson` or `text/csv` gets every group streamed instead
+   * (`HttpEntityReader.streamAggregate`); the promise then resolves with an empty page that is not sent.
    */
   @Post("aggregate", { areasOf: ["select"] })
   aggregate(): Promise<HttpAggregatePage> {
-    return this.createReader().aggregate(this.request.jsonContent);
+    const format = recordFormatOf(this.request);
+    if (format === undefined) return this.createReader().aggregate(this.request.jsonContent);
+    return this.createReader()
+      .streamAggregate(this.request.jsonContent, format, this.response)
+      .then(() => streamedPage);
   }
 }
 

@@ -176,13 +176,7 @@ export class HttpEntityReader<T extends object> {
     response: HttpResponse,
     config: JsonSerializerConfig = format === "csv" ? JsonSerializerConfig.entityOnly : JsonSerializerConfig.withRelations,
   ): Promise<void> {
-    const parameters = new HttpFilterParameters({
-      maxLimit: -1,
-      maxWhereConditions: this.filterParameters.maxWhereConditions,
-      maxOrderByColumns: this.filterParameters.maxOrderByColumns,
-      includeDeleted: this.filterParameters.includeDeleted,
-    });
-    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, parameters);
+    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.#streamParameters());
     if (read.count === true) throw new InvalidInputError(CrudMessages.streamedCount);
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(read.filter);
     const cursor = await this.context.openCursor(this.entityClass, read.filter, { batchSize: this.streamBatchSize });
@@ -203,6 +197,44 @@ export class HttpEntityReader<T extends object> {
       },
       close: () => cursor.close(),
     };
+  }
+
+  /**
+   * Answers the groups an aggregate body asks for as a stream (docs/crud.md "Streamed answers"): NDJSON, one
+   * group a line as `aggregate` writes its data items, or CSV, a header row of the groups' and metrics' names and a
+   * row per group. The body's rules are `aggregate`'s, with no page ceiling: `limit` is the caller's own (absent:
+   * every group); more groups than `maxGroups` is the same 400, answered before anything is streamed. The groups
+   * are read from a cursor, `streamBatchSize` at a time.
+   */
+  async streamAggregate(body: unknown, format: HttpRecordFormat, response: HttpResponse): Promise<void> {
+    const dialect = this.context.database.dialect;
+    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.#streamParameters(), (type) => dialect.sumsExactly(type));
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
+    const cursor = await this.context.openAggregateCursor(this.entityClass, query, { batchSize: this.streamBatchSize });
+    const max = this.filterParameters.effectiveMaxGroups;
+    await answerRecordStream(response, format, {
+      columns: [...query.groups.map((group) => group.name), ...query.metrics.map((metric) => metric.name)],
+      next: async () => {
+        const rows = await cursor.read();
+        const groups = cursor.groupCount ?? 0;
+        // Read with the first batch, before anything is sent: the 400 of the JSON route.
+        if (max !== undefined && groups > max) throw new InvalidInputError(CrudMessages.tooManyGroups(groups, max));
+        return rows.map((row) => encodeAggregateRow(query, row));
+      },
+      close: () => cursor.close(),
+    });
+  }
+
+  /** The filter limits of a streamed answer: the reader's, without a page ceiling. */
+  #streamParameters(): HttpFilterParameters {
+    const parameters = this.filterParameters;
+    return new HttpFilterParameters({
+      maxLimit: -1,
+      maxWhereConditions: parameters.maxWhereConditions,
+      maxOrderByColumns: parameters.maxOrderByColumns,
+      maxGroups: parameters.maxGroups,
+      includeDeleted: parameters.includeDeleted,
+    });
   }
 
   /** The entity's metadata (`{entity, primaryKey, versionColumn?, properties}`). */

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { HttpEntityReader } from "tenon/http";
-import { HttpError } from "tenon/http";
+import { HttpError, HttpFilterParameters } from "tenon/http";
 import { ask, sleep } from "../../http-test-client.js";
 import { readCsv } from "./rfc4180.js";
 import { fetchStream, open, readAll, readSome } from "./stream-client.js";
@@ -239,6 +239,56 @@ export function defineExportSuite(engine: StreamingEngine): void {
         const answer = await fetchStream(port, "/items/select", { limit: 2 }, { accept, "x-tenant": "north" });
         assert.equal(answer.status, 200, accept);
         assert.match(answer.headers["content-type"] ?? "", type, accept);
+      }
+    });
+
+    test("an aggregate streams its groups: NDJSON lines and CSV rows equal the JSON aggregate's, and maxGroups is a 400 first", async () => {
+      const body = {
+        groupBy: ["active", "shelfId"],
+        metrics: [
+          { fn: "count", as: "n" },
+          { fn: "sum", column: "amount", as: "total" },
+          { fn: "avg", column: "weight", as: "mean" },
+        ],
+        orderBy: [{ columnName: "n", direction: "DESC" }],
+      };
+      const json = await ask(port, "/items/aggregate", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-tenant": "north" },
+        body: JSON.stringify(body),
+      });
+      assert.equal(json.status, 200, json.text);
+      const groups = (json.json as { data: Record<string, unknown>[] }).data;
+      assert.ok(groups.length > 4);
+      const ndjson = await fetchStream(port, "/items/aggregate", body, { accept: "application/x-ndjson", "x-tenant": "north" });
+      assert.equal(ndjson.status, 200, ndjson.text);
+      assert.deepEqual(ndjsonLines(ndjson.text), groups);
+      const csv = await fetchStream(port, "/items/aggregate", body, { accept: "text/csv", "x-tenant": "north" });
+      const [header, ...rows] = readCsv(csv.text);
+      assert.deepEqual(
+        header.map((cell) => cell.text),
+        ["active", "shelfId", "n", "total", "mean"],
+      );
+      assert.deepEqual(
+        rows.map((row) => row.map((cell) => (cell.text === "" && !cell.quoted ? null : cell.text))),
+        groups.map((group) =>
+          ["active", "shelfId", "n", "total", "mean"].map((name) => (group[name] === null ? null : String(group[name]))),
+        ),
+      );
+      const limited = await fetchStream(
+        port,
+        "/items/aggregate",
+        { ...body, limit: 2 },
+        { accept: "application/x-ndjson", "x-tenant": "north" },
+      );
+      assert.deepEqual(ndjsonLines(limited.text), groups.slice(0, 2));
+      streamHooks.filterParameters = new HttpFilterParameters({ maxGroups: 3 });
+      try {
+        const tooMany = await fetchStream(port, "/items/aggregate", body, { accept: "text/csv", "x-tenant": "north" });
+        assert.equal(tooMany.status, 400, tooMany.text);
+        assert.match(tooMany.headers["content-type"] ?? "", /^application\/json/);
+      } finally {
+        streamHooks.filterParameters = undefined;
       }
     });
 

@@ -29,6 +29,7 @@ import {
 import {
   HttpContext,
   HttpEntityController,
+  type HttpFilterParameters,
   type HttpEntityReader,
   type HttpEntityWriter,
   type HttpRequest,
@@ -78,6 +79,7 @@ export class Item {
 export const streamHooks: {
   reader?: (reader: HttpEntityReader<Item>) => void;
   writer?: (writer: HttpEntityWriter<Item>) => void;
+  filterParameters?: HttpFilterParameters;
 } = {};
 
 let current: Database | undefined;
@@ -111,6 +113,9 @@ export class ItemController extends HttpEntityController<StreamContext, Item> {
   protected readonly entityClass = Item;
   protected get httpContext(): HttpContext {
     return this.context.orm;
+  }
+  protected override get filterParameters(): HttpFilterParameters {
+    return streamHooks.filterParameters ?? super.filterParameters;
   }
   protected override createReader(): HttpEntityReader<Item> {
     const reader = super.createReader();
