@@ -22,6 +22,7 @@ server.allowAnonymous = true; // the bench's routes need no authentication
 if (process.env.BENCH_NO_TIMEOUTS === "1") {
   server.headersTimeout = 0;
   server.bodyTimeout = 0;
+  server.keepAliveTimeout = 0;
 }
 server.registerController(HealthController);
 server.registerController(CompaniesController);
