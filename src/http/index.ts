@@ -102,3 +102,4 @@ export { DatabasePoolFigures } from "./crud/database-pool-figures.js";
 export { HttpIdempotencyKey, purgeIdempotencyKeys } from "./crud/idempotency.js";
 export { HttpFilterParameters } from "./crud/http-filter-parameters.js";
 export { parseFilterBody, parseSelectBody, type FilterColumns, type FilterValueReader, type SelectBody } from "./crud/http-filter-body.js";
+export { parseAggregateBody } from "./crud/aggregate-body.js";

@@ -151,7 +151,9 @@ export class HttpEntityReader<T extends object> {
    */
   async aggregate(body: unknown): Promise<HttpAggregatePage> {
     const dialect = this.context.database.dialect;
-    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.filterParameters, (type) => dialect.sumsExactly(type));
+    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.filterParameters, {
+      sumsExactly: (type) => dialect.sumsExactly(type),
+    });
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
     const result = await this.context.selectAggregate(this.entityClass, query);
     const max = this.filterParameters.effectiveMaxGroups;
