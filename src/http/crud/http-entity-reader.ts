@@ -210,7 +210,9 @@ export class HttpEntityReader<T extends object> {
    */
   async streamAggregate(body: unknown, format: HttpRecordFormat, response: HttpResponse): Promise<void> {
     const dialect = this.context.database.dialect;
-    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.#streamParameters(), (type) => dialect.sumsExactly(type));
+    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.#streamParameters(), {
+      sumsExactly: (type) => dialect.sumsExactly(type),
+    });
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
     const cursor = await this.context.openAggregateCursor(this.entityClass, query, { batchSize: this.streamBatchSize });
     const max = this.filterParameters.effectiveMaxGroups;
