@@ -123,10 +123,7 @@ export class SessionConnection {
 }
 
 /** Where a session's connection comes from: a database, or what stands for one (the routed reads' source). */
-export interface ConnectionSource extends Pick<Database, "dialect" | "acquire"> {
-  /** Takes a connection at once when one is free (see `Database.acquireNow`). @internal A fast path, not public API. */
-  acquireNow?(): Connection | undefined;
-}
+export type ConnectionSource = Pick<Database, "dialect" | "acquire" | "acquireNow">;
 
 /** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
 function observed(connection: Connection, database: ConnectionSource): Connection {
