@@ -23,11 +23,11 @@ const disposed: ConnectionState = { phase: "disposed" };
  * is forgotten, so that the next statement tries again.
  */
 export class SessionConnection {
-  readonly #database: ConnectionSource;
+  readonly #database: Database;
   #state: ConnectionState = idle;
 
   /** @param database where the connection comes from. */
-  constructor(database: ConnectionSource) {
+  constructor(database: Database) {
     this.#database = database;
   }
 
@@ -122,11 +122,8 @@ export class SessionConnection {
   }
 }
 
-/** Where a session's connection comes from: a database, or what stands for one (the routed reads' source). */
-export type ConnectionSource = Pick<Database, "dialect" | "acquire" | "acquireNow">;
-
 /** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
-function observed(connection: Connection, database: ConnectionSource): Connection {
+function observed(connection: Connection, database: Database): Connection {
   return observedFor(connection, database.dialect.name);
 }
 
