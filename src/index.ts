@@ -74,7 +74,7 @@ export {
   type AggregatableOptions,
 } from "./mapping/aggregate-decorator.js";
 export type { GetOptions, TransactionOptions } from "./session/session-options.js";
-export { defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
+export { changeFeedRetryPolicy, defaultRetryPolicy, type RetryOption, type RetryPolicy } from "./session/retry-policy.js";
 
 /** An int32 primary key. */
 export type PrimaryKey = number;

@@ -20,6 +20,13 @@ export interface RetryPolicy {
 export const defaultRetryPolicy: RetryPolicy = Object.freeze({ retries: 3, baseDelayMs: 25, maxDelayMs: 1000 });
 
 /**
+ * The default of the HTTP writers of an entity with `@ChangeFeed`: 8 retries after delays of at most 25, 50, 100,
+ * 200, 400, 800, 1000 and 1000 ms. Such writes take the change counter's row lock at COMMIT, so concurrent ones
+ * contend there; on a Galera cluster whose nodes all take writes, the losers fail certification and must retry.
+ */
+export const changeFeedRetryPolicy: RetryPolicy = Object.freeze({ retries: 8, baseDelayMs: 25, maxDelayMs: 1000 });
+
+/**
  * A retry setting as the API takes it: `true` for `defaultRetryPolicy`, `false` or 0 for none, a number
  * for that many retries with the default delays, or a policy whose absent fields take the defaults.
  */

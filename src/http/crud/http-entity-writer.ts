@@ -12,7 +12,7 @@ import { Filter } from "../../filter/filter.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { isDeserialized, jsonPropertyName } from "../../json/json-visibility.js";
 import { Lazy } from "../../mapping/lazy.js";
-import type { RetryOption } from "../../session/retry-policy.js";
+import { changeFeedRetryPolicy, type RetryOption } from "../../session/retry-policy.js";
 import { HttpBulkItemError, HttpError, HttpNotFoundError } from "../exchange/http-errors.js";
 import { type HttpBulkOperation, readBulkBody } from "./bulk-body.js";
 import { type HashedBody, type HttpIdempotencyKey, runOnce, runOnceStreamed } from "./idempotency.js";
@@ -81,7 +81,11 @@ export class HttpEntityWriter<T extends object> {
   onAfterDelete: HttpEntityWriterEvent<T> = undefined;
   /** After the insert or update statement, before its after-event: the place to save details. */
   onApplyDetails: HttpEntityWriterEvent<T> = undefined;
-  /** How a write is run again after a safe transient failure: the default policy, or `false` for never. */
+  /**
+   * How a write is run again after a safe transient failure: `true` for the default policy, or `false` for never.
+   * With `true`, an entity with `@ChangeFeed` gets `changeFeedRetryPolicy` instead (more retries), since its
+   * writes contend for the change counter at COMMIT (on Galera, a certification conflict between nodes).
+   */
   retry: RetryOption = true;
   /** The most items (inserts, updates and deletes together) one bulk body may carry; negative for no limit. */
   maxBulkItems: number = HttpDefaults.maxBulkItems;
@@ -105,6 +109,11 @@ export class HttpEntityWriter<T extends object> {
   response: HttpResponse | undefined = undefined;
   readonly #mapping: EntityMapping<T>;
 
+  /** The retry option in force: `retry`, where `true` means the change feed's policy for an entity with one. */
+  #retryOption(): RetryOption {
+    return this.retry === true && this.#mapping.changeFeed !== undefined ? changeFeedRetryPolicy : this.retry;
+  }
+
   /**
    * @param entityClass the entity. @param context the request's session, whose reads go to the primary from
    * now on (on a database with read replicas: a write's reads, such as a patch's, must see the latest row).
@@ -123,9 +132,9 @@ export class HttpEntityWriter<T extends object> {
    * Answers the inserted entity, with details.
    */
   async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
-    const entity = await this.context.retrying(() => this.#insert(json), this.retry);
+    const entity = await this.context.retrying(() => this.#insert(json), this.#retryOption());
     // Reads after the commit may be run again: they change nothing.
-    return this.context.retrying(() => this.context.toJson(entity, config), this.retry);
+    return this.context.retrying(() => this.context.toJson(entity, config), this.#retryOption());
   }
 
   async #insert(json: unknown): Promise<T> {
@@ -162,7 +171,7 @@ export class HttpEntityWriter<T extends object> {
         const entity = await this.context.fromJson(this.entityClass, body);
         await this.#keepHiddenColumns(entity, id);
         return this.#update(entity, id);
-      }, this.retry);
+      }, this.#retryOption());
     const entity = tag === undefined ? await work() : await this.#underTag(tag, id, work);
     return this.#reloaded(entity, config);
   }
@@ -180,7 +189,7 @@ export class HttpEntityWriter<T extends object> {
     const body = tag === undefined ? json : (this.#withTagVersion(json, tag) as Record<string, unknown>);
     const id = this.#idAndVersionOf(body);
     this.#refuseNulls(body);
-    const work = () => this.context.retrying(() => this.#patch(body, id), this.retry);
+    const work = () => this.context.retrying(() => this.#patch(body, id), this.#retryOption());
     const entity = tag === undefined ? await work() : await this.#underTag(tag, id, work);
     return this.#reloaded(entity, config);
   }
@@ -274,7 +283,7 @@ export class HttpEntityWriter<T extends object> {
       const tag = this.response === undefined ? undefined : entityTagOf(entity, config);
       if (tag !== undefined) this.response?.setHeader("ETag", tag);
       return json;
-    }, this.retry);
+    }, this.#retryOption());
   }
 
   async #update(entity: T, id: number): Promise<T> {
@@ -337,7 +346,7 @@ export class HttpEntityWriter<T extends object> {
     const tag = this.#ifMatchTag();
     if (tag === undefined) {
       if (version === undefined) throw new HttpError(HttpStatus.preconditionRequired, CrudMessages.ifMatchRequired);
-      await this.context.retrying(() => this.#delete(id, version), this.retry);
+      await this.context.retrying(() => this.#delete(id, version), this.#retryOption());
       return { id, deleted: true };
     }
     if (tag !== "*" && version !== undefined && version !== tag.version) {
@@ -346,7 +355,7 @@ export class HttpEntityWriter<T extends object> {
       );
     }
     const wanted = tag === "*" ? version : tag.version;
-    await this.#underTag(tag, id, () => this.context.retrying(() => this.#delete(id, wanted), this.retry));
+    await this.#underTag(tag, id, () => this.context.retrying(() => this.#delete(id, wanted), this.#retryOption()));
     return { id, deleted: true };
   }
 
@@ -393,7 +402,7 @@ export class HttpEntityWriter<T extends object> {
           const deleted = await this.#bulkDelete(body.delete, at);
           return { inserted, updated, deleted };
         },
-        { retry: this.retry },
+        { retry: this.#retryOption() },
       );
     } catch (error) {
       throw await this.#bulkFailure(error, at, body.update);
@@ -568,7 +577,7 @@ export class HttpEntityWriter<T extends object> {
    * table `tenon_idempotency_keys` (`SchemaOptions.idempotencyKeys`).
    */
   once<R>(key: HttpIdempotencyKey, work: () => Promise<R>): Promise<R> {
-    return runOnce(this.context, key, this.idempotencyWindowSeconds, this.retry, work);
+    return runOnce(this.context, key, this.idempotencyWindowSeconds, this.#retryOption(), work);
   }
 
   /** A new entity with its id drawn from the sequence, not inserted; entity only. */
