@@ -58,6 +58,12 @@ export interface MariaDbServerOptions {
    * it waits for the writes the cluster has committed (`SET SESSION wsrep_sync_wait = 1`).
    */
   readonly directSetup?: readonly string[];
+  /**
+   * The pools' `wsrepSyncWait` on a Galera node (default the database's own, 1: reads wait). The suites create
+   * their tables on the direct connection and write at once through other nodes, so they also make writes wait
+   * (7): a node that has not applied the CREATE TABLE yet would answer that the table does not exist.
+   */
+  readonly wsrepSyncWait?: number;
 }
 
 /** Opens a fresh database `tenon_test_<pid>_<random>` and a pool on it. */
@@ -84,6 +90,7 @@ export async function openMariaDb(options: MariaDbServerOptions = {}): Promise<M
       connectionString: url.href,
       poolSize: more.poolSize ?? 4,
       statementTimeout: more.statementTimeout,
+      wsrepSyncWait: options.wsrepSyncWait,
     });
     databases.push(database);
     return database;
@@ -147,6 +154,6 @@ export function galeraHarness(url: string): EngineHarness {
     // Galera refuses an ALTER SEQUENCE that does not restate INCREMENT BY 0 (error 1235).
     restartSequence: (name, value) => `ALTER SEQUENCE ${name} RESTART WITH ${value} INCREMENT BY 0`,
     multiPrimary: true,
-    open: () => openMariaDb({ url, directSetup: ["SET SESSION wsrep_sync_wait = 1"] }),
+    open: () => openMariaDb({ url, directSetup: ["SET SESSION wsrep_sync_wait = 1"], wsrepSyncWait: 7 }),
   };
 }
