@@ -23,6 +23,8 @@ function servedEntityOf(controller: Function): EntityClass<object> {
 }
 import { isMergeObject } from "./merge-patch.js";
 import { sessionTenant } from "../../session/tenant-scope.js";
+import { requireGrant } from "../../session/policy-scope.js";
+import { requestPolicy } from "./policy-body.js";
 import { HttpError } from "../exchange/http-errors.js";
 import { HttpStatus } from "../exchange/http-messages.js";
 import {
@@ -117,10 +119,13 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     const mapping = EntityMapping.of(this.entityClass);
     if (mapping.changeFeed === undefined) throw new HttpError(HttpStatus.notFound, CrudMessages.noChangeFeed(mapping.name));
     const context = this.httpContext;
-    const conditions = changeWhereOf(this.request, mapping, changeFilterParameters);
+    // A governed entity's changes are those of the rows its policy grants the caller for `changes`.
+    const policy = requestPolicy(context, mapping);
+    if (policy !== undefined) requireGrant(policy, "changes");
+    const conditions = changeWhereOf(this.request, mapping, changeFilterParameters, policy);
     return answerChangeStream(this.response, {
       database: context.database,
-      entities: [{ mapping, conditions }],
+      entities: [{ mapping, conditions, policy }],
       tenant: sessionTenant(context, mapping),
       lastEventId: lastEventIdOf(this.request),
       settings: this.changeStreamSettings,

@@ -3,7 +3,8 @@ import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { decodeColumnJson } from "../../json/column-json.js";
 import { HttpNotFoundError } from "../exchange/http-errors.js";
-import { filterColumnsOf } from "./filter-columns.js";
+import { filterColumnsFor } from "./filter-columns.js";
+import { requestPolicy } from "./policy-body.js";
 import { effectiveLimit, parseSelectBody } from "./http-filter-body.js";
 import { encodeCursor } from "./keyset-cursor.js";
 import type { Condition, OrderByItem } from "../../filter/condition.js";
@@ -124,7 +125,8 @@ export class HttpEntityReader<T extends object> {
    * `count: true`. A bad body or cursor answers 400.
    */
   async select(body: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withRelations): Promise<HttpSelectPage> {
-    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.filterParameters);
+    const columns = filterColumnsFor(this.#mapping, requestPolicy(this.context, this.#mapping));
+    const read = parseSelectBody(body, columns, decodeColumnJson, this.filterParameters);
     const filter = read.filter;
     const order = read.keysetOrder;
     const limit = filter.limit;

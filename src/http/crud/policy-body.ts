@@ -1,0 +1,61 @@
+import { ValidationError, type ValidationFailure } from "../../errors.js";
+import { jsonPropertyName } from "../../json/json-visibility.js";
+import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
+import { Lazy } from "../../mapping/lazy.js";
+import { wireNameOf } from "../../mapping/wire-name.js";
+import { type CallerPolicy, entityValues } from "../../policy/caller-policy.js";
+import { PolicyMessages } from "../../policy/policy-messages.js";
+import { sameValue } from "../../session/policy-scope.js";
+import type { HttpContext } from "./http-context.js";
+
+/** The entity's `@Policy` for the request's caller; undefined for an entity without one (one property test). */
+export function requestPolicy(context: HttpContext, mapping: EntityMapping): CallerPolicy | undefined {
+  return mapping.hasPolicy ? context.callerPolicy(mapping) : undefined;
+}
+
+/**
+ * Refuses (422, naming each) the members of a body that the caller may not write: on an update (`stored`, the row
+ * as the caller read it) unless it may read the member there and the body's value is the stored one (a client
+ * sending back what it read); on an insert unless the value is the one the member gets anyway (its default, or
+ * the value the policy sets from the caller). A member hidden from the caller is refused whatever its value, so
+ * that no answer tells whether a guess was right.
+ */
+export function refuseUnwritableMembers(policy: CallerPolicy, body: unknown, entity: object, stored: object | undefined): void {
+  if (typeof body !== "object" || body === null) return;
+  const row = entityValues(stored ?? entity);
+  const hidden = policy.hiddenOn(row);
+  const failures: ValidationFailure[] = [];
+  let expected: object | undefined = stored;
+  for (const column of policy.notWritableOn(row)) {
+    if (!Object.hasOwn(body, jsonPropertyName(column))) continue;
+    if (expected === undefined) expected = insertedValues(policy);
+    if (!hidden.includes(column) && sameValue(column, column.get(entity), column.get(expected))) continue;
+    failures.push({
+      property: wireNameOf(column),
+      column: column.columnName,
+      message: PolicyMessages.memberNotWritable(wireNameOf(column)),
+    });
+  }
+  if (failures.length > 0) throw new ValidationError(failures);
+}
+
+/** What an insert's members hold when the body does not write them: the defaults, with the values the policy sets. */
+function insertedValues(policy: CallerPolicy): object {
+  const values = policy.policy.mapping.create();
+  for (const { column, value } of policy.setValues("insert")) {
+    if (column.type.kind === "lazy") column.set(values, new Lazy(value as number));
+    else column.set(values, value);
+  }
+  return values;
+}
+
+/**
+ * The members of a governed entity that an update takes from the stored row when the body leaves them out: those the
+ * caller may not write there, and those it may not read there (a client never sends back what it never saw).
+ */
+export function keptByPolicy(policy: CallerPolicy, body: unknown, stored: object): ColumnMapping[] {
+  const row = entityValues(stored);
+  const kept = new Set([...policy.notWritableOn(row), ...policy.hiddenOn(row)]);
+  const object = typeof body === "object" && body !== null ? body : {};
+  return [...kept].filter((column) => !column.isJoined && !Object.hasOwn(object, jsonPropertyName(column)));
+}
