@@ -183,6 +183,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
         "email",
         "id",
         "name",
+        "region",
         "updatedAt",
         "updatedBy",
         "vatNumber",

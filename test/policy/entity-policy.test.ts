@@ -24,10 +24,9 @@ const claims = declareClaims({ region: ClaimType.string, regions: ClaimType.list
 
 /** Maps a fresh entity class under `declaration` and answers the MappingError's message (or fails when none is raised). */
 function refusal(declaration: unknown, withClaims = true, extra?: (target: Function, context: ClassDecoratorContext) => void): string {
-  const decorate = (withClaims ? Policy(claims, declaration as PolicyDeclaration<object, object>) : Policy(declaration as PolicyDeclaration<object, object>)) as (
-    target: Function,
-    context: ClassDecoratorContext,
-  ) => void;
+  const decorate = (
+    withClaims ? Policy(claims, declaration as PolicyDeclaration<object, object>) : Policy(declaration as PolicyDeclaration<object, object>)
+  ) as (target: Function, context: ClassDecoratorContext) => void;
   @Table("Things")
   @((target: Function, context: ClassDecoratorContext) => extra?.(target, context))
   @decorate
@@ -112,10 +111,16 @@ describe("a policy is refused when its entity is mapped", () => {
 
   it("when an entity with a change feed names a member its change records do not carry", () => {
     const feed = ChangeFeed() as unknown as (target: Function, context: ClassDecoratorContext) => void;
-    assert.match(refusal({ rules: [{ rows: { hidden: null } }] }, true, feed), /names hidden, which the entity's change records do not carry/);
+    assert.match(
+      refusal({ rules: [{ rows: { hidden: null } }] }, true, feed),
+      /names hidden, which the entity's change records do not carry/,
+    );
   });
 
   it("a claim declared with something that is not a claim type is refused where it is declared", () => {
-    assert.throws(() => declareClaims({ region: "string" as never }), /The claim region is declared with something that is not a ClaimType/);
+    assert.throws(
+      () => declareClaims({ region: "string" as never }),
+      /The claim region is declared with something that is not a ClaimType/,
+    );
   });
 });

@@ -11,6 +11,7 @@ import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } f
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 import { HttpIdempotencyKey } from "./idempotency.js";
 import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
+import type { HttpUser } from "../exchange/http-user.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
 
 /**
@@ -57,9 +58,9 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
   /** The entity class served. */
   protected abstract readonly entityClass: EntityClass<T>;
 
-  /** The OpenAPI description of the routes (`HttpDescribedController`), from the entity's mapping. */
-  static openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
-    return entityRouteDescriptions(servedEntityOf(controller), false, schemas);
+  /** The OpenAPI description of the routes (`HttpDescribedController`), from the entity's mapping (and its policy, for a role). */
+  static openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}, role?: HttpUser): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), false, schemas, role);
   }
 
   /** The change stream (`GET {base}/changes`) exists for an entity with `@ChangeFeed` only (`HttpSelectiveController`). */
@@ -175,9 +176,13 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * entity); `requireIfMatch` makes it compulsory (428 without it).
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
-  /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping. */
-  static override openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
-    return entityRouteDescriptions(servedEntityOf(controller), true, schemas);
+  /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping (and its policy, for a role). */
+  static override openApiDescription(
+    controller: Function,
+    schemas: Record<string, JsonSchema> = {},
+    role?: HttpUser,
+  ): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), true, schemas, role);
   }
 
   /** The writer used by the write routes; override to attach writer events. */
