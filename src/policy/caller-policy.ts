@@ -20,8 +20,9 @@ export interface ConditionalMember {
   readonly condition: Condition;
 }
 
-/** One alternative a written row may meet (one rule's `rows` and `check`), with its parts to name on failure. */
-interface WriteAlternative {
+/** One alternative a written row may meet (one rule's `rows` and `check`), as the parts that must each hold. */
+export interface WriteAlternative {
+  /** The parts: the items of the rule's `rows` and `check`. */
   readonly parts: readonly Condition[];
 }
 
@@ -144,7 +145,7 @@ export class CallerPolicy {
    * by the failing parts of each such rule.
    */
   refusedValues(operation: "insert" | "update", values: RowValues): ColumnMapping[] {
-    const alternatives = this.#writeAlternatives(operation);
+    const alternatives = this.writeAlternatives(operation);
     if (alternatives === undefined) return [];
     const refused = new Set<ColumnMapping>();
     for (const alternative of alternatives) {
@@ -195,7 +196,11 @@ export class CallerPolicy {
     }
   }
 
-  #writeAlternatives(operation: "insert" | "update"): readonly WriteAlternative[] | undefined {
+  /**
+   * The alternatives a row written by `operation` must meet one of: per rule that grants the caller the operation,
+   * its `rows` and `check`; undefined when such a rule has neither (the row is not checked).
+   */
+  writeAlternatives(operation: "insert" | "update"): readonly WriteAlternative[] | undefined {
     if (this.#checks.has(operation)) return this.#checks.get(operation);
     const rules = this.policy.rules;
     let alternatives: WriteAlternative[] | undefined;
@@ -248,7 +253,7 @@ function partsOf(condition: Condition): readonly Condition[] {
 }
 
 /** The columns a condition names. */
-function columnsOf(condition: Condition): ColumnMapping[] {
+export function columnsOf(condition: Condition): ColumnMapping[] {
   switch (condition.kind) {
     case "and":
     case "or":

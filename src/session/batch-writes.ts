@@ -15,7 +15,7 @@ import { columnValues, keyValues, stamp, writableMapping, writeByKey } from "./w
 import type { Condition } from "../filter/condition.js";
 import type { CallerPolicy } from "../policy/caller-policy.js";
 import type { PolicyOperation } from "../policy/policy-operation.js";
-import { refuseWrittenValues } from "./policy-scope.js";
+import { refuseInsertedValues } from "./policy-scope.js";
 
 /** What the batch writes need of their session (`Context` lends it): they run inside its transaction. */
 export interface BatchSession {
@@ -48,6 +48,8 @@ export interface BatchSession {
   explainNoRow(policy: CallerPolicy, entity: object, operation: PolicyOperation, error: unknown): Promise<never>;
   /** In a session with a caller, the references of a write must name rows the caller may read. */
   checkReferences(mapping: EntityMapping, entity: object, tenantChecked: boolean): Promise<void>;
+  /** The condition an UPDATE of a governed entity carries (see `SessionWrites.updateGuard`). */
+  updateGuard(policy: CallerPolicy, statements: EntityStatements, entity: object): Promise<Condition | undefined>;
 }
 
 /** The mapping shared by every entity of a batch; entities of several classes are refused. */
@@ -79,9 +81,9 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
     }
     await batch.checkReferences(mapping, entity, tenant !== undefined);
     if (events) await runBeforeEvents("insert", mapping, entity, context);
-    if (policy !== undefined) refuseWrittenValues(policy, "insert", entity);
     mapping.versionColumn?.set(entity, 0);
     stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, user);
+    if (policy !== undefined) refuseInsertedValues(policy, entity);
     const validating = validateEntity(mapping, entity, context);
     if (validating !== undefined) await validating;
   }
@@ -239,7 +241,9 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
   const tenant = sessionTenant(context, mapping);
   const events = hasEvents("update", mapping);
   const policy = batch.policy(mapping);
-  const guard = policy?.rows("update");
+  // A governed entity's UPDATE carries the policy's condition, which may differ by row (see `updateGuard`).
+  const guards = new Map<object, Condition | undefined>();
+  let rowGuards = false;
   const user = batch.user();
   for (let i = 0; i < entities.length; i++) {
     onItem?.(i);
@@ -248,15 +252,21 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     if (tenant !== undefined) await checkTenantReferences(context, mapping, entity);
     await batch.checkReferences(mapping, entity, tenant !== undefined);
     if (events) await runBeforeEvents("update", mapping, entity, context);
-    if (policy !== undefined) refuseWrittenValues(policy, "update", entity);
     stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, user);
+    if (policy !== undefined) {
+      const guard = await batch.updateGuard(policy, statements, entity);
+      guards.set(entity, guard);
+      rowGuards ||= guard !== policy.rows("update");
+    }
     const validating = validateEntity(mapping, entity, context);
     if (validating !== undefined) await validating;
   }
+  const guard = policy?.rows("update");
   const connection = await batch.acquire();
-  const size = rowsPerUpdate(statements.updateColumns.length);
+  // Rows whose conditions differ go one by one; the others together.
+  const size = rowGuards ? 1 : rowsPerUpdate(statements.updateColumns.length);
   const writeOne = (one: object): Promise<void> => {
-    const writing = writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one, tenant, guard);
+    const writing = writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one, tenant, guards.get(one));
     return policy === undefined ? writing : writing.catch((error: unknown) => batch.explainNoRow(policy, one, "update", error));
   };
   for (let start = 0; start < entities.length; start += size) {

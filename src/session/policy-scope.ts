@@ -5,7 +5,8 @@ import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js"
 import { Lazy } from "../mapping/lazy.js";
 import { wireNameOf } from "../mapping/wire-name.js";
 import type { PolicyCaller } from "../policy/caller.js";
-import { CallerPolicy, entityValues, noRows } from "../policy/caller-policy.js";
+import { CallerPolicy, columnsOf, entityValues, noRows } from "../policy/caller-policy.js";
+import { conditionHolds } from "../filter/condition-match.js";
 import { entityPolicyOf } from "../policy/entity-policy.js";
 import type { PolicyOperation } from "../policy/policy-operation.js";
 import { PolicyMessages } from "../policy/policy-messages.js";
@@ -123,13 +124,71 @@ export function needsStoredRow(policy: CallerPolicy): boolean {
 }
 
 /**
- * Right before the statement of an insert or update of a governed entity (after its events): refuses a row whose
- * values no rule granting the operation allows (its `rows` and `check`), naming the members (`ValidationError`).
+ * Right before the statement of an insert of a governed entity (after its events and stamps): refuses a row whose
+ * values no rule granting inserts allows (its `rows` and `check`), naming the members (`ValidationError`).
  */
-export function refuseWrittenValues(policy: CallerPolicy, operation: "insert" | "update", entity: object): void {
-  const refused = policy.refusedValues(operation, entityValues(entity));
-  if (refused.length > 0)
-    throw new ValidationError(refused.map((column) => failure(column, PolicyMessages.valueRefused(wireNameOf(column)))));
+export function refuseInsertedValues(policy: CallerPolicy, entity: object): void {
+  const refused = policy.refusedValues("insert", entityValues(entity));
+  if (refused.length > 0) throw refusedValuesError(refused);
+}
+
+function refusedValuesError(columns: Iterable<ColumnMapping>): ValidationError {
+  return new ValidationError([...columns].map((column) => failure(column, PolicyMessages.valueRefused(wireNameOf(column)))));
+}
+
+/**
+ * Right before the statement of an update of a governed entity (after its events and stamps): the row after the
+ * update must meet one rule that grants updates (its `rows` and `check`). A part of a rule on members the update
+ * `writes` (and the key) is decided on the entity; a part on members it leaves as they are (the Created pair, the
+ * tenant) holds on the new row exactly when it holds on the stored one, so it becomes a condition of the UPDATE
+ * (answered: the OR of such parts of the rules whose other parts hold; undefined when one rule needs none); a part
+ * on both kinds is decided on the entity over the `stored` row. No rule holding is a `ValidationError` naming the
+ * members of the failing parts.
+ */
+export async function checkUpdatedValues(
+  policy: CallerPolicy,
+  entity: object,
+  writes: (column: ColumnMapping) => boolean,
+  stored: () => Promise<object>,
+): Promise<Condition | undefined> {
+  const alternatives = policy.writeAlternatives("update");
+  if (alternatives === undefined) return undefined;
+  const values = entityValues(entity);
+  let merged: ((column: ColumnMapping) => unknown) | undefined;
+  const refused = new Set<ColumnMapping>();
+  const passing: Condition[] = [];
+  for (const { parts } of alternatives) {
+    const onStored: Condition[] = [];
+    let holds = true;
+    for (const part of parts) {
+      const columns = columnsOf(part);
+      const written = columns.filter(writes).length;
+      if (written === 0) {
+        onStored.push(part);
+        continue;
+      }
+      if (written < columns.length && merged === undefined) {
+        const before = entityValues(await stored());
+        merged = (column) => (writes(column) ? values(column) : before(column));
+      }
+      if (!conditionHolds(part, written === columns.length ? values : (merged as (column: ColumnMapping) => unknown))) {
+        holds = false;
+        for (const column of columns) refused.add(column);
+      }
+    }
+    if (!holds) continue;
+    if (onStored.length === 0) return undefined;
+    passing.push(onStored.length === 1 ? onStored[0] : { kind: "and", conditions: onStored });
+  }
+  if (passing.length === 0) throw refusedValuesError(refused);
+  return passing.length === 1 ? passing[0] : { kind: "or", conditions: passing };
+}
+
+/** Both conditions (either may be absent). */
+export function bothConditions(a: Condition | undefined, b: Condition | undefined): Condition | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return { kind: "and", conditions: [a, b] };
 }
 
 /** Writes the values the policy sets on `operation`; a value of a claim the caller lacks refuses the write. */

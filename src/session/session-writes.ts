@@ -25,11 +25,14 @@ import {
   enforceInsert,
   enforceUpdate,
   needsStoredRow,
-  refuseWrittenValues,
+  bothConditions,
+  checkUpdatedValues,
+  refuseInsertedValues,
   requireGrant,
   type SessionPolicies,
 } from "./policy-scope.js";
 import type { SessionReads } from "./session-reads.js";
+import type { Condition } from "../filter/condition.js";
 
 /**
  * The writes of one session (`Context` answers them): keys drawn from sequences, and each write with its
@@ -187,9 +190,8 @@ export class SessionWrites implements BatchSession {
         await checkTenantReferences(this.session, mapping, entity);
       }
       await this.checkReferences(mapping, entity, tenant !== undefined);
-      if (policy !== undefined) refuseWrittenValues(policy, "insert", entity);
       mapping.versionColumn?.set(entity, 0);
-      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.createdAt, mapping.audit.createdBy);
+      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.createdAt, mapping.audit.createdBy, policy);
       if (validating !== undefined) await validating;
       await insertRow(connection, statements, entity, drawn, () => this.session.nextId(mapping.entityClass));
       this.inserted(mapping, entity);
@@ -203,10 +205,10 @@ export class SessionWrites implements BatchSession {
       const mapping = statements.mapping;
       if (tenant !== undefined) await checkTenantReferences(this.session, mapping, entity);
       await this.checkReferences(mapping, entity, tenant !== undefined);
-      if (policy !== undefined) refuseWrittenValues(policy, "update", entity);
-      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.updatedAt, mapping.audit.updatedBy);
+      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
+      const guard = policy === undefined ? undefined : await this.updateGuard(policy, statements, entity);
+      const validating = validateEntity(mapping, entity, this.session);
       if (validating !== undefined) await validating;
-      const guard = policy?.rows("update");
       if (guard === undefined) await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity, tenant);
       else
         await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity, tenant, guard).catch(
@@ -266,17 +268,32 @@ export class SessionWrites implements BatchSession {
   }
 
   /**
-   * Fills a change-tracking pair, then validates the entity (after the before-events); answers the
-   * validation's promise, or undefined when it ran at once and passed.
+   * Fills a change-tracking pair, then (of a governed entity's insert) checks the values against the policy, then
+   * validates the entity (after the before-events); answers the validation's promise, or undefined when it ran at
+   * once and passed.
    */
   #stampAndValidate(
     mapping: EntityMapping,
     entity: object,
     at: ColumnMapping | undefined,
     by: ColumnMapping | undefined,
+    policy?: CallerPolicy,
   ): Promise<void> | undefined {
     stamp(at, by, entity, this.user());
+    if (policy !== undefined) refuseInsertedValues(policy, entity);
     return validateEntity(mapping, entity, this.session);
+  }
+
+  /**
+   * The condition an UPDATE of a governed entity carries: the update's rows, and what the rules demand of the members
+   * the update leaves as they are (`checkUpdatedValues`, which refuses values no rule allows).
+   */
+  async updateGuard(policy: CallerPolicy, statements: EntityStatements, entity: object): Promise<Condition | undefined> {
+    const mapping = statements.mapping;
+    const writes = (column: ColumnMapping): boolean => column.isPrimaryKey || statements.updateColumns.includes(column);
+    const stored = async (): Promise<object> =>
+      (await this.#reads.storedRow(mapping, mapping.idOf(entity), "update")) ?? (await this.refusal(policy, entity, "update"));
+    return bothConditions(policy.rows("update"), await checkUpdatedValues(policy, entity, writes, stored));
   }
 
   /**
