@@ -64,7 +64,7 @@ export class JsonContext extends Context {
    * a wrong JSON type throws `InvalidInputError` naming the property.
    */
   fromJson<T extends object>(entityClass: EntityClass<T>, json: unknown): T {
-    return entityFromJson(entityClass, json, (entity) => this.attach(entity), this.maxDetailItems);
+    return entityFromJson(entityClass, json, (entity) => this.attach(entity), this.maxDetailItems, this);
   }
 
   /** `fromJson` of a JSON text; text that is not JSON throws `InvalidInputError`. */

@@ -57,6 +57,8 @@ export class CallerPolicy {
   readonly conditional: readonly ConditionalMember[];
   /** The members the caller writes on no row (those the policy sets included). */
   readonly notWritable: ReadonlySet<ColumnMapping>;
+  /** The same, as a list. */
+  readonly notWritableList: readonly ColumnMapping[];
   /** The members the caller writes on some rows only. */
   readonly conditionalWrites: readonly ConditionalMember[];
   readonly #rows = new Map<PolicyOperation, Condition | undefined>();
@@ -84,6 +86,7 @@ export class CallerPolicy {
     this.hiddenList = [...hidden];
     this.conditional = conditional;
     this.notWritable = notWritable;
+    this.notWritableList = [...notWritable];
     this.conditionalWrites = conditionalWrites;
   }
 

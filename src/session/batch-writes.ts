@@ -47,7 +47,7 @@ export interface BatchSession {
   /** The error of a write by key of a governed entity that changed no row (see `SessionWrites.explainNoRow`). */
   explainNoRow(policy: CallerPolicy, entity: object, operation: PolicyOperation, error: unknown): Promise<never>;
   /** In a session with a caller, the references of a write must name rows the caller may read. */
-  checkReferences(mapping: EntityMapping, entity: object, tenantChecked: boolean): Promise<void>;
+  checkReferences(mapping: EntityMapping, entity: object, tenantChecked: boolean): Promise<void> | undefined;
   /** The condition an UPDATE of a governed entity carries (see `SessionWrites.updateGuard`). */
   updateGuard(policy: CallerPolicy, statements: EntityStatements, entity: object): Promise<Condition | undefined>;
 }
@@ -79,7 +79,8 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
       mapping.tenantColumn?.set(entity, tenant);
       await checkTenantReferences(context, mapping, entity);
     }
-    await batch.checkReferences(mapping, entity, tenant !== undefined);
+    const referencing = batch.checkReferences(mapping, entity, tenant !== undefined);
+    if (referencing !== undefined) await referencing;
     if (events) await runBeforeEvents("insert", mapping, entity, context);
     mapping.versionColumn?.set(entity, 0);
     stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, user);
@@ -250,7 +251,8 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     const entity = entities[i];
     if (policy !== undefined) await batch.beforePolicyWrite("update", policy, entity);
     if (tenant !== undefined) await checkTenantReferences(context, mapping, entity);
-    await batch.checkReferences(mapping, entity, tenant !== undefined);
+    const referencing = batch.checkReferences(mapping, entity, tenant !== undefined);
+    if (referencing !== undefined) await referencing;
     if (events) await runBeforeEvents("update", mapping, entity, context);
     stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, user);
     if (policy !== undefined) {

@@ -50,7 +50,8 @@ export class Context implements AsyncDisposable {
    * administration and seeding.
    */
   unscoped = false;
-  readonly #policies = new SessionPolicies(this);
+  /** Made on the first statement of an entity with a `@Policy`: a session without one pays nothing for it. */
+  #policies: SessionPolicies | undefined;
   readonly #identityMap = new IdentityMap();
   readonly #entities: EntityMaterializer;
   readonly #connection: SessionConnection;
@@ -67,16 +68,8 @@ export class Context implements AsyncDisposable {
       flush: (connection, kept) => changeRecorder().flush(this, connection, kept),
       committed: () => changeRecorder().committed(this),
     });
-    this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities, this, this.#policies);
-    this.#writes = new SessionWrites(
-      this,
-      this.#connection,
-      this.#transaction,
-      this.#identityMap,
-      this.#entities,
-      this.#policies,
-      this.#reads,
-    );
+    this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities, this, this);
+    this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities, this, this.#reads);
   }
 
   /**
@@ -85,7 +78,8 @@ export class Context implements AsyncDisposable {
    * @internal The seam through which JSON, the filter body and the change feed ask what the caller may see.
    */
   callerPolicy(mapping: EntityMapping): CallerPolicy | undefined {
-    return this.#policies.of(mapping);
+    if (!mapping.hasPolicy || this.unscoped) return undefined;
+    return (this.#policies ??= new SessionPolicies(this)).of(mapping);
   }
 
   /** Whether a transaction is open. */

@@ -21,6 +21,12 @@ export interface PolicySource {
   readonly onGetCurrentCaller: (() => PolicyCaller | undefined) | undefined;
 }
 
+/** Where a session's parts ask for an entity's policy as it applies to the session's caller (`Context.callerPolicy`). */
+export interface PolicyLookup {
+  /** The entity's policy for the session's caller; undefined for an entity without one and in an unscoped session. */
+  callerPolicy(mapping: EntityMapping): CallerPolicy | undefined;
+}
+
 /**
  * The policies of one session as they apply to its caller, one `CallerPolicy` per entity, worked out on first use
  * and kept while the caller stays the same object.
@@ -212,7 +218,7 @@ function applySetValues(policy: CallerPolicy, operation: "insert" | "update", en
  */
 export async function checkPolicyReferences(
   session: { tryGet(entityClass: EntityClass, id: number): Promise<object | null> },
-  policies: SessionPolicies,
+  policies: PolicyLookup,
   mapping: EntityMapping,
   entity: object,
   tenantChecked: boolean,
@@ -224,7 +230,7 @@ export async function checkPolicyReferences(
     if (target === undefined) continue;
     const targetMapping = EntityMapping.of(target);
     // A reference the tenant's check read already was read through the policy too.
-    if ((tenantChecked && targetMapping.tenantColumn !== undefined) || policies.of(targetMapping) === undefined) continue;
+    if ((tenantChecked && targetMapping.tenantColumn !== undefined) || policies.callerPolicy(targetMapping) === undefined) continue;
     const reference = column.get(entity);
     const id = reference instanceof Lazy ? reference.id : null;
     if (id === null || (await session.tryGet(target, id)) !== null) continue;

@@ -9,7 +9,7 @@ import type { EntityMaterializer } from "./entity-materializer.js";
 import type { IdentityMap } from "./identity-map.js";
 import type { SessionConnection } from "./session-connection.js";
 import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
-import type { SessionPolicies } from "./policy-scope.js";
+import type { PolicyLookup } from "./policy-scope.js";
 import type { PolicyOperation } from "../policy/policy-operation.js";
 
 /** A filter's page with the number of rows the filter matches, read in one snapshot. */
@@ -30,7 +30,7 @@ export class SessionReads {
   readonly #identityMap: IdentityMap;
   readonly #entities: EntityMaterializer;
   readonly #tenants: TenantSource;
-  readonly #policies: SessionPolicies;
+  readonly #policies: PolicyLookup;
 
   /**
    * @param dialect the database's. @param connection, identityMap, entities the session's. @param tenants the
@@ -42,7 +42,7 @@ export class SessionReads {
     identityMap: IdentityMap,
     entities: EntityMaterializer,
     tenants: TenantSource,
-    policies: SessionPolicies,
+    policies: PolicyLookup,
   ) {
     this.#dialect = dialect;
     this.#connection = connection;
@@ -57,7 +57,7 @@ export class SessionReads {
     const mapping = EntityMapping.of(entityClass);
     // A governed entity is read through its policy every time: an instance known to the session may be one the
     // caller wrote, or one read for the session itself, and not one it may read.
-    const guard = mapping.hasPolicy ? this.#policies.of(mapping)?.rows("read") : undefined;
+    const guard = mapping.hasPolicy ? this.#policies.callerPolicy(mapping)?.rows("read") : undefined;
     if (!mapping.isJoinEntity && !includeDeleted && !mapping.hasPolicy) {
       const known = this.#identityMap.get(mapping.entityClass, id);
       if (known !== undefined) return known as T;
@@ -150,7 +150,7 @@ export class SessionReads {
 
   /** The condition a governed entity's policy puts on the rows of `operation`; undefined for none. */
   #guard(mapping: EntityMapping, operation: PolicyOperation | null): Condition | undefined {
-    return mapping.hasPolicy && operation !== null ? this.#policies.of(mapping)?.rows(operation) : undefined;
+    return mapping.hasPolicy && operation !== null ? this.#policies.callerPolicy(mapping)?.rows(operation) : undefined;
   }
 
   /** The entity of the first row, or null for no row. */

@@ -29,7 +29,7 @@ import {
   checkUpdatedValues,
   refuseInsertedValues,
   requireGrant,
-  type SessionPolicies,
+  type PolicyLookup,
 } from "./policy-scope.js";
 import type { SessionReads } from "./session-reads.js";
 import type { Condition } from "../filter/condition.js";
@@ -46,7 +46,7 @@ export class SessionWrites implements BatchSession {
   readonly #transaction: TransactionScope;
   readonly #identityMap: IdentityMap;
   readonly #entities: EntityMaterializer;
-  readonly #policies: SessionPolicies;
+  readonly #policies: PolicyLookup;
   readonly #reads: SessionReads;
   /** The key each entity got from `setSequenceId`: an insert may replace a drawn key, never a chosen one. */
   #drawnKeys: WeakMap<object, number> | undefined = undefined;
@@ -58,7 +58,7 @@ export class SessionWrites implements BatchSession {
     transaction: TransactionScope,
     identityMap: IdentityMap,
     entities: EntityMaterializer,
-    policies: SessionPolicies,
+    policies: PolicyLookup,
     reads: SessionReads,
   ) {
     this.session = session;
@@ -72,7 +72,7 @@ export class SessionWrites implements BatchSession {
 
   /** The entity's policy for the session's caller (undefined: none applies). */
   policy(mapping: EntityMapping): CallerPolicy | undefined {
-    return mapping.hasPolicy ? this.#policies.of(mapping) : undefined;
+    return mapping.hasPolicy ? this.#policies.callerPolicy(mapping) : undefined;
   }
 
   /**
@@ -120,10 +120,13 @@ export class SessionWrites implements BatchSession {
     return this.refusal(policy, entity, operation);
   }
 
-  /** In a session with a caller, the references of a write must name rows the caller may read. */
-  async checkReferences(mapping: EntityMapping, entity: object, tenantChecked: boolean): Promise<void> {
-    if (this.session.onGetCurrentCaller === undefined || this.session.unscoped) return;
-    await checkPolicyReferences(this.session, this.#policies, mapping, entity, tenantChecked);
+  /**
+   * In a session with a caller, the references of a write must name rows the caller may read: the check's promise,
+   * or undefined (no promise to wait for) in a session without a caller.
+   */
+  checkReferences(mapping: EntityMapping, entity: object, tenantChecked: boolean): Promise<void> | undefined {
+    if (this.session.onGetCurrentCaller === undefined || this.session.unscoped) return undefined;
+    return checkPolicyReferences(this.session, this.#policies, mapping, entity, tenantChecked);
   }
 
   /** The session's connection. */
@@ -189,7 +192,8 @@ export class SessionWrites implements BatchSession {
         mapping.tenantColumn?.set(entity, tenant);
         await checkTenantReferences(this.session, mapping, entity);
       }
-      await this.checkReferences(mapping, entity, tenant !== undefined);
+      const referencing = this.checkReferences(mapping, entity, tenant !== undefined);
+      if (referencing !== undefined) await referencing;
       mapping.versionColumn?.set(entity, 0);
       const validating = this.#stampAndValidate(mapping, entity, mapping.audit.createdAt, mapping.audit.createdBy, policy);
       if (validating !== undefined) await validating;
@@ -204,7 +208,8 @@ export class SessionWrites implements BatchSession {
     return this.#write("update", entity, async (connection, statements, tenant, policy) => {
       const mapping = statements.mapping;
       if (tenant !== undefined) await checkTenantReferences(this.session, mapping, entity);
-      await this.checkReferences(mapping, entity, tenant !== undefined);
+      const referencing = this.checkReferences(mapping, entity, tenant !== undefined);
+      if (referencing !== undefined) await referencing;
       stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
       const guard = policy === undefined ? undefined : await this.updateGuard(policy, statements, entity);
       const validating = validateEntity(mapping, entity, this.session);
@@ -226,18 +231,19 @@ export class SessionWrites implements BatchSession {
     return this.#write("delete", entity, async (connection, statements, tenant, policy) => {
       const mapping = statements.mapping;
       const guard = policy?.rows("delete");
-      const explain = (error: unknown): Promise<never> => this.explainNoRow(policy as CallerPolicy, entity, "delete", error);
+      let deleting: Promise<void>;
       if (statements.softDeleteSql !== undefined) {
         const by = this.user() ?? "";
         stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
         await applyRelations(connection, statements, entity, { at: mapping.audit.deletedAt?.get(entity) as Date, by });
-        const deleting = writeByKey(connection, statements, statements.softDeleteSql, statements.softDeleteColumns, entity, tenant, guard);
-        await (guard === undefined ? deleting : deleting.catch(explain));
+        deleting = writeByKey(connection, statements, statements.softDeleteSql, statements.softDeleteColumns, entity, tenant, guard);
       } else {
         await applyRelations(connection, statements, entity);
-        const deleting = writeByKey(connection, statements, statements.deleteSql, [], entity, tenant, guard);
-        await (guard === undefined ? deleting : deleting.catch(explain));
+        deleting = writeByKey(connection, statements, statements.deleteSql, [], entity, tenant, guard);
       }
+      // A governed row the DELETE did not reach: a stale version, a refusal, or a row that is gone.
+      if (guard === undefined) await deleting;
+      else await deleting.catch((error: unknown) => this.explainNoRow(policy as CallerPolicy, entity, "delete", error));
       this.deleted(mapping, entity);
       if (mapping.changeFeed !== undefined) await this.captured(mapping, [entity], "delete");
     });
@@ -317,7 +323,7 @@ export class SessionWrites implements BatchSession {
     const tenant = sessionTenant(this.session, mapping);
     // The caller's policy of a governed entity (and PolicyCallerRequiredError without a caller); what the caller
     // writes is checked before the application's events run, so that their own writes are never the caller's.
-    const policy = mapping.hasPolicy ? this.#policies.of(mapping) : undefined;
+    const policy = mapping.hasPolicy ? this.#policies.callerPolicy(mapping) : undefined;
     if (policy !== undefined) await this.beforePolicyWrite(kind, policy, entity);
     // A change record is written in the write's transaction: an entity with a change feed always has one.
     if (!this.#transaction.active && mapping.changeFeed === undefined && isSingleStatement(kind, mapping)) {

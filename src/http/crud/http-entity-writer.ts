@@ -188,11 +188,13 @@ export class HttpEntityWriter<T extends object> {
     const entity = await this.context.fromJson(this.entityClass, body);
     const policy = requestPolicy(this.context, this.#mapping);
     if (policy !== undefined) refuseUnwritableMembers(policy, patch, entity, stored);
-    // What the patch leaves out keeps the stored value, hidden columns included; the change-tracking
-    // columns are the update statement's.
+    // What the patch leaves out keeps the stored value, hidden columns included, and so do the members the caller
+    // may not write (a patch naming one with another value was refused); the change-tracking columns are the
+    // update statement's.
+    const kept = policy === undefined ? undefined : new Set(keptByPolicy(policy, patch, stored));
     for (const column of this.#mapping.ownColumns) {
       if (column.isPrimaryKey || column.isVersion || column.auditRole !== undefined) continue;
-      if (isDeserialized(column) && Object.hasOwn(patch, jsonKeyOf(column))) continue;
+      if (isDeserialized(column) && Object.hasOwn(patch, jsonKeyOf(column)) && kept?.has(column) !== true) continue;
       const value = column.get(stored);
       const target = column.get(entity);
       if (value instanceof Lazy && target instanceof Lazy) target.id = value.id;

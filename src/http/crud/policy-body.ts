@@ -1,5 +1,6 @@
 import { ValidationError, type ValidationFailure } from "../../errors.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
+import { decodeColumnJson } from "../../json/column-json.js";
 import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
 import { Lazy } from "../../mapping/lazy.js";
 import { wireNameOf } from "../../mapping/wire-name.js";
@@ -27,9 +28,12 @@ export function refuseUnwritableMembers(policy: CallerPolicy, body: unknown, ent
   const failures: ValidationFailure[] = [];
   let expected: object | undefined = stored;
   for (const column of policy.notWritableOn(row)) {
-    if (!Object.hasOwn(body, jsonPropertyName(column))) continue;
+    const key = jsonPropertyName(column);
+    if (!Object.hasOwn(body, key)) continue;
     if (expected === undefined) expected = insertedValues(policy);
-    if (!hidden.includes(column) && sameValue(column, column.get(entity), column.get(expected))) continue;
+    // JSON input does not read such a member: its value is read here only, and one that does not decode is refused too.
+    const sent = decoded(column, (body as Record<string, unknown>)[key]);
+    if (!hidden.includes(column) && sameValue(column, sent, column.get(expected))) continue;
     failures.push({
       property: wireNameOf(column),
       column: column.columnName,
@@ -38,6 +42,19 @@ export function refuseUnwritableMembers(policy: CallerPolicy, body: unknown, ent
   }
   if (failures.length > 0) throw new ValidationError(failures);
 }
+
+/** A body's value of a column as the entity would hold it, or a value no column holds when it does not decode. */
+function decoded(column: ColumnMapping, value: unknown): unknown {
+  try {
+    const read = decodeColumnJson(column, value);
+    return column.type.kind === "lazy" ? new Lazy(read as number | null) : read;
+  } catch {
+    return undecodable;
+  }
+}
+
+/** What `decoded` answers for a value that does not decode: the same as no stored value. */
+const undecodable = Symbol("undecodable");
 
 /** What an insert's members hold when the body does not write them: the defaults, with the values the policy sets. */
 function insertedValues(policy: CallerPolicy): object {
@@ -50,12 +67,14 @@ function insertedValues(policy: CallerPolicy): object {
 }
 
 /**
- * The members of a governed entity that an update takes from the stored row when the body leaves them out: those the
- * caller may not write there, and those it may not read there (a client never sends back what it never saw).
+ * The members of a governed entity that an update takes from the stored row: those the caller may not write there (a
+ * body that names one with another value was refused), and those it may not read there that the body leaves out (a
+ * client never sends back what it never saw).
  */
 export function keptByPolicy(policy: CallerPolicy, body: unknown, stored: object): ColumnMapping[] {
   const row = entityValues(stored);
-  const kept = new Set([...policy.notWritableOn(row), ...policy.hiddenOn(row)]);
+  const kept = new Set(policy.notWritableOn(row));
   const object = typeof body === "object" && body !== null ? body : {};
-  return [...kept].filter((column) => !column.isJoined && !Object.hasOwn(object, jsonPropertyName(column)));
+  for (const column of policy.hiddenOn(row)) if (!Object.hasOwn(object, jsonPropertyName(column))) kept.add(column);
+  return [...kept].filter((column) => !column.isJoined);
 }

@@ -1,3 +1,6 @@
+/** The claims of a user the authentication gave none: one frozen empty record, shared. */
+const noClaims: Readonly<Record<string, never>> = Object.freeze({});
+
 /**
  * The authenticated caller, filled by the authentication class into `request.user`.
  * `tenant` is copied whole into every log entry: it must hold an identifier only, never a connection string or a credential.
@@ -23,7 +26,7 @@ export class HttpUser<Claims extends object = Readonly<Record<string, unknown>>>
     this.username = username;
     this.areas = Object.freeze([...areas]);
     this.tenant = tenant;
-    this.claims = Object.freeze({ ...(claims ?? {}) }) as Readonly<Claims>;
+    this.claims = (claims === undefined ? noClaims : Object.freeze({ ...claims })) as Readonly<Claims>;
     this.#lowerAreas = new Set(areas.map((area) => area.toLowerCase()));
   }
 
