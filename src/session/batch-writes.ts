@@ -106,8 +106,8 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
 export async function drawKeys(batch: BatchSession, entities: readonly object[]): Promise<void> {
   if (entities.length === 0) return;
   const mapping = batchMapping(entities, "setSequenceIds");
-  // A tenant's session never keeps a chosen key (see `Context.insert`): only drawn ones stay.
-  const scoped = sessionTenant(batch.session, mapping) !== undefined;
+  // A tenant's session never keeps a chosen key, nor a caller whose policy may hide rows (see `Context.insert`).
+  const scoped = sessionTenant(batch.session, mapping) !== undefined || batch.policy(mapping)?.policy.rules !== undefined;
   const keyless = entities.filter((entity) => {
     const id = mapping.primaryKey.get(entity) as number;
     return !(id > 0) || (scoped && !batch.isDrawn(entity, id));

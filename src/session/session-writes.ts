@@ -184,9 +184,11 @@ export class SessionWrites implements BatchSession {
     return this.#write("insert", entity, async (connection, statements, tenant, policy) => {
       const mapping = statements.mapping;
       const id = mapping.primaryKey.get(entity);
-      // A tenant's session never keeps a chosen key: a taken one would tell that another tenant's row has it.
-      const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id) || tenant !== undefined;
-      if (!(typeof id === "number" && id > 0) || (tenant !== undefined && !this.isDrawn(entity, id)))
+      // A tenant's session never keeps a chosen key: a taken one would tell that another tenant's row has it; nor does
+      // a caller whose policy's rules may hide rows from it.
+      const hiding = tenant !== undefined || policy?.policy.rules !== undefined;
+      const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id) || hiding;
+      if (!(typeof id === "number" && id > 0) || (hiding && !this.isDrawn(entity, id)))
         mapping.primaryKey.set(entity, await this.session.nextId(mapping.entityClass));
       if (tenant !== undefined) {
         mapping.tenantColumn?.set(entity, tenant);

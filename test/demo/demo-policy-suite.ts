@@ -114,6 +114,15 @@ export function defineDemoPolicySuite(engine: DemoEngine): void {
       assert.equal((moved.json as { errors: Row[] }).errors[0].property, "region");
       const inserted = await ok("POST", "/companies", "sales", { name: "Sales Region Ltd", creditLimit: "10.00" });
       assert.deepEqual([inserted.region, inserted.createdBy], ["EU", "sales"]);
+      const chosen = await ok("POST", "/companies", "sales", {
+        id: await idOf("SELECT ID AS id FROM Companies WHERE Name = 'Globex Industries'"),
+        name: "Chosen Key",
+      });
+      assert.notEqual(
+        chosen.id,
+        await idOf("SELECT ID AS id FROM Companies WHERE Name = 'Globex Industries'"),
+        "a taken key tells nothing",
+      );
       const foreign = await call("POST", "/companies", "sales", { name: "Across the sea", region: "US" });
       assert.equal(foreign.status, 422);
       assert.equal(Number((await db.rows("SELECT COUNT(*) AS n FROM Companies WHERE Name = 'Across the sea'"))[0].n), 0);
