@@ -20,7 +20,9 @@ import { aggregateColumnsOf } from "./aggregate-columns.js";
 import { decodeAggregateCursor } from "./aggregate-cursor.js";
 import { metricValueOf } from "./aggregate-values.js";
 import { CrudMessages } from "./crud-messages.js";
-import { filterColumnsOf } from "./filter-columns.js";
+import { filterColumnsFor } from "./filter-columns.js";
+import { aggregateColumnsFor } from "./policy-body.js";
+import type { PolicyLookup } from "../../session/policy-scope.js";
 import { effectiveLimit, type FilterValueReader, maxInValues, maxOrDepth, parseWhere } from "./http-filter-body.js";
 import type { HttpFilterParameters } from "./http-filter-parameters.js";
 
@@ -74,12 +76,15 @@ export function parseAggregateBody(
   readValue: FilterValueReader,
   parameters: HttpFilterParameters,
   sumsExactly: (type: ColumnType<unknown>) => boolean,
+  policies?: PolicyLookup,
 ): AggregateQuery {
   if (!isPlainObject(body)) fail(CrudMessages.aggregateNotObject);
   const members = membersOf(body, topKeys, CrudMessages.unknownAggregateProperty);
   const filter = new Filter();
   filter.includeDeleted = parameters.includeDeleted;
-  for (const condition of parseWhere(members.get("where"), filterColumnsOf(mapping), readValue, parameters)) filter.add(condition);
+  // Of an entity with a `@Policy`, only what the caller reads on every row may be named (policy-body.ts).
+  const policy = mapping.hasPolicy ? policies?.callerPolicy(mapping) : undefined;
+  for (const condition of parseWhere(members.get("where"), filterColumnsFor(mapping, policy), readValue, parameters)) filter.add(condition);
 
   const names = new Set<string>();
   const named = (name: string): string => {
@@ -87,7 +92,7 @@ export function parseAggregateBody(
     names.add(name.toLowerCase());
     return name;
   };
-  const columns = aggregateColumnsOf(mapping);
+  const columns = aggregateColumnsFor(mapping, policies);
   const groups = listOf(members.get("groupby"), "groupBy", maxGroupByColumns).map((item) => parseGroup(item, columns, named));
   const metricItems = listOf(members.get("metrics"), "metrics", maxMetrics);
   if (metricItems.length === 0) fail(CrudMessages.metricsMissing);

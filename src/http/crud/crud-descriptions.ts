@@ -58,7 +58,7 @@ export function entityRouteDescriptions(
       nextCursor: { type: "string" },
     },
   };
-  const aggregate = addAggregateSchemas(entityClass, filter, schemas);
+  const aggregate = addAggregateSchemas(entityClass, filter, schemas, role);
   const page = schemaRef(`${entity}Page`);
   const withDetails = schemaRef(presets.withDetails);
   const entityOnly = schemaRef(presets.entityOnly);
@@ -158,6 +158,7 @@ const operationsOf: Readonly<Record<string, readonly PolicyOperation[]>> = {
   find: ["read"],
   metadata: ["read"],
   select: ["read"],
+  aggregate: ["aggregate"],
   changes: ["changes"],
   createNew: ["insert"],
   insert: ["insert"],

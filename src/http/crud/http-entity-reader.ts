@@ -148,7 +148,14 @@ export class HttpEntityReader<T extends object> {
    */
   async aggregate(body: unknown): Promise<HttpAggregatePage> {
     const dialect = this.context.database.dialect;
-    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.filterParameters, (type) => dialect.sumsExactly(type));
+    const query = parseAggregateBody(
+      body,
+      this.#mapping,
+      decodeColumnJson,
+      this.filterParameters,
+      (type) => dialect.sumsExactly(type),
+      this.context,
+    );
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
     const result = await this.context.selectAggregate(this.entityClass, query);
     const max = this.filterParameters.effectiveMaxGroups;

@@ -1,7 +1,9 @@
 import { ValidationError, type ValidationFailure } from "../../errors.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
 import { decodeColumnJson } from "../../json/column-json.js";
-import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
+import { type ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
+import { type AggregateColumns, type AggregateGroupColumn, aggregateColumnsOf } from "./aggregate-columns.js";
+import type { PolicyLookup } from "../../session/policy-scope.js";
 import { Lazy } from "../../mapping/lazy.js";
 import { wireNameOf } from "../../mapping/wire-name.js";
 import { type CallerPolicy, entityValues } from "../../policy/caller-policy.js";
@@ -77,4 +79,39 @@ export function keptByPolicy(policy: CallerPolicy, body: unknown, stored: object
   const object = typeof body === "object" && body !== null ? body : {};
   for (const column of policy.hiddenOn(row)) if (!Object.hasOwn(object, jsonPropertyName(column))) kept.add(column);
   return [...kept].filter((column) => !column.isJoined);
+}
+
+/**
+ * The columns an aggregate body may name for the request's caller: those of `aggregateColumnsOf` that the caller
+ * reads on every row (a policy's hidden member answers as a column that may not be grouped or measured), and a
+ * referenced entity's column only when the caller reads every row of that entity and the column on each (the join
+ * reads the referenced rows without their policy, so a group could otherwise name a row the caller cannot read).
+ */
+export function aggregateColumnsFor(mapping: EntityMapping, policies: PolicyLookup | undefined): AggregateColumns {
+  const columns = aggregateColumnsOf(mapping);
+  if (policies === undefined) return columns;
+  const policy = mapping.hasPolicy ? policies.callerPolicy(mapping) : undefined;
+  const reads = (column: ColumnMapping): boolean => policy === undefined || policy.readsAlways(column);
+  const referenced = (group: AggregateGroupColumn): boolean => {
+    const target = group.through?.type.target?.();
+    if (target === undefined) return true;
+    const targetMapping = EntityMapping.of(target);
+    const targetPolicy = targetMapping.hasPolicy ? policies.callerPolicy(targetMapping) : undefined;
+    return targetPolicy === undefined || (targetPolicy.rows("read") === undefined && targetPolicy.readsAlways(group.column));
+  };
+  const group = (name: string): AggregateGroupColumn | undefined => {
+    const found = columns.group(name);
+    if (found === undefined) return undefined;
+    if (found.through === undefined ? !reads(found.column) : !reads(found.through) || !referenced(found)) return undefined;
+    return found;
+  };
+  return {
+    uses: columns.uses.filter((use) => reads(use.column)),
+    groupNames: columns.groupNames.filter((name) => group(name) !== undefined),
+    find: (name) => {
+      const use = columns.find(name);
+      return use !== undefined && reads(use.column) ? use : undefined;
+    },
+    group,
+  };
 }

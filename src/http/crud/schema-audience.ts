@@ -4,6 +4,7 @@ import type { PolicyCaller } from "../../policy/caller.js";
 import { CallerPolicy } from "../../policy/caller-policy.js";
 import { entityPolicyOf } from "../../policy/entity-policy.js";
 import type { PolicyOperation } from "../../policy/policy-operation.js";
+import type { PolicyLookup } from "../../session/policy-scope.js";
 
 /** Whether a reader of the document reads a member in every answer, in some (a policy hides it on some rows or from some callers), or never. */
 export type SchemaReading = "always" | "sometimes" | "never";
@@ -49,4 +50,15 @@ export function audienceOf(mapping: EntityMapping, role: PolicyCaller | undefine
   const declared = mapping.hasPolicy ? entityPolicyOf(mapping) : undefined;
   if (declared === undefined) return everyone(mapping);
   return role === undefined ? everyone(mapping) : callerAudience(new CallerPolicy(declared, role));
+}
+
+/** The policies of a document's `role` as a session would apply them to that caller (undefined: no role). */
+export function roleLookup(role: PolicyCaller | undefined): PolicyLookup | undefined {
+  if (role === undefined) return undefined;
+  return {
+    callerPolicy: (mapping) => {
+      const declared = mapping.hasPolicy ? entityPolicyOf(mapping) : undefined;
+      return declared === undefined ? undefined : new CallerPolicy(declared, role);
+    },
+  };
 }
