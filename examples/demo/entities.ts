@@ -1,4 +1,5 @@
 import {
+  Aggregatable,
   BeforeInsert,
   ChangeFeed,
   BeforeUpdate,
@@ -87,7 +88,11 @@ export class Employee {
     Type.lazy(() => Company),
   )
   company = new Lazy<Company>();
-  @NotFilterable @Column("Salary", Type.decimal(18, 2).orNull) salary: string | null = null;
+  // Measured (sum, avg, min, max) by who may read it: the policy leaves it out of everyone else's aggregates.
+  @NotFilterable
+  @Aggregatable({ groupBy: false, metrics: ["sum", "avg", "min", "max"] })
+  @Column("Salary", Type.decimal(18, 2).orNull)
+  salary: string | null = null;
   @JsonIgnore @Column("Notes", Type.string.orNull) notes: string | null = null;
   @CreatedAt @Column("CreatedAt", Type.date.orNull) createdAt: Date | null = null;
   @CreatedBy @Column("CreatedBy", Type.string) createdBy = "";

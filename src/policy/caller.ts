@@ -40,7 +40,7 @@ export interface CallerReferences<C extends object> {
   readonly claims: { readonly [K in keyof C]-?: CallerValue<Exclude<C[K], undefined>> };
 }
 
-/** A `CallerValue` as the policy keeps it. @internal */
+/** A `CallerValue` as the policy keeps it: where the value comes from, and how to read it of a caller. */
 export class CallerValueReference {
   /** `username`, `tenant`, or `claims.<name>`. */
   readonly source: string;

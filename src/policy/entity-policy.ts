@@ -13,7 +13,7 @@ import { PolicyMessages } from "./policy-messages.js";
 
 /**
  * A row condition as the policy keeps it: the tree of a filter's condition whose values may be references to the
- * caller's values, resolved per caller (`resolveTemplate`). @internal
+ * caller's values, resolved per caller (`CallerPolicy.resolve`).
  */
 export type ConditionTemplate =
   | { readonly kind: "compare"; readonly column: ColumnMapping; readonly operator: ComparisonOperator; readonly value: unknown }
@@ -22,7 +22,7 @@ export type ConditionTemplate =
   | { readonly kind: "and" | "or"; readonly conditions: readonly ConditionTemplate[] }
   | { readonly kind: "not"; readonly condition: ConditionTemplate };
 
-/** Who a rule or grant applies to, checked. @internal */
+/** Who a rule or grant applies to, checked. */
 export interface Audience {
   /** The areas, lower-cased; the caller must hold each. */
   readonly areas: readonly string[];
@@ -32,7 +32,7 @@ export interface Audience {
   readonly claims: readonly string[];
 }
 
-/** A rule, checked. @internal */
+/** A rule, checked. */
 export interface PolicyRuleTemplate {
   readonly audience: Audience;
   readonly operations: ReadonlySet<PolicyOperation>;
@@ -40,20 +40,20 @@ export interface PolicyRuleTemplate {
   readonly check: ConditionTemplate | undefined;
 }
 
-/** A grant of a member rule, checked. @internal */
+/** A grant of a member rule, checked. */
 export interface MemberGrantTemplate {
   readonly audience: Audience;
   readonly rows: ConditionTemplate | undefined;
 }
 
-/** The read and write grants of one member (undefined: everyone). @internal */
+/** The read and write grants of one member (undefined: everyone). */
 export interface MemberRuleTemplate {
   readonly column: ColumnMapping;
   readonly read: readonly MemberGrantTemplate[] | undefined;
   readonly write: readonly MemberGrantTemplate[] | undefined;
 }
 
-/** A value the policy sets from the caller: a caller's value or a constant. @internal */
+/** A value the policy sets from the caller: a caller's value or a constant. */
 export interface SetValueTemplate {
   readonly column: ColumnMapping;
   readonly value: unknown;
@@ -63,7 +63,7 @@ export interface SetValueTemplate {
 
 /**
  * The checked policy of one entity, built when the entity is mapped (a policy naming an unknown member, a member of
- * the wrong type or an undeclared claim refuses the class with `MappingError`). @internal
+ * the wrong type or an undeclared claim refuses the class with `MappingError`).
  */
 export class EntityPolicy {
   /** The entity's mapping. */

@@ -42,6 +42,8 @@ interface Attempt {
   readonly headers?: Record<string, string>;
   readonly refused?: readonly number[];
   readonly stream?: boolean;
+  /** What else its answer must not show, described when it does. */
+  readonly verify?: (answer: Answer) => string | undefined;
 }
 
 /** Sends `count` hostile requests, eight at a time; answers what they found. */
@@ -50,7 +52,6 @@ export async function runHostileRequests(demo: PolicyDemo, count: number): Promi
   const random = generator(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
   const rows = (sql: string): Promise<Row[]> => demo.db.rows(sql);
-  const ids = async (sql: string): Promise<number[]> => (await rows(sql)).map((row) => Number(row.id));
   const snapshot = async (): Promise<string> =>
     JSON.stringify([
       await rows("SELECT * FROM Companies ORDER BY ID"),
@@ -318,6 +319,43 @@ export async function runHostileRequests(demo: PolicyDemo, count: number): Promi
       refused: [422],
     }),
     () => ({ user: "guest", method: pick(["POST", "PUT"]), path: "/companies", body: { name: "Guest Co" }, refused: [403] }),
+    // Aggregates: only the rows and members the caller may read are measured or grouped.
+    () => ({
+      user: "sales",
+      method: "POST",
+      path: "/companies/aggregate",
+      body: {
+        groupBy: [pick(["region", "name", "vatNumber", "email"])],
+        metrics: [{ fn: pick(["count", "countDistinct"]), column: "id", as: "n" }],
+      },
+      // A group of another region's companies would show its region here, or its name and texts to the secrets' check.
+      verify: (answer) =>
+        ((answer.json as { data?: Row[] }).data ?? []).some((row) => row.region !== undefined && row.region !== "EU")
+          ? `a group beyond EU: ${answer.text.slice(0, 200)}`
+          : undefined,
+    }),
+    () => ({
+      user: pick(nonAdmins),
+      method: "POST",
+      path: "/employees/aggregate",
+      body: pick([
+        { metrics: [{ fn: pick(["sum", "avg", "min", "max"]), column: pick(salaryNames), as: "s" }] },
+        { groupBy: [pick(salaryNames)], metrics: [{ fn: "count", as: "n" }] },
+        {
+          metrics: [{ fn: "count", as: "n" }],
+          having: [{ columnName: "n", condition: ">", value: 0 }],
+          where: [{ columnName: pick(salaryNames), condition: ">", value: "0" }],
+        },
+      ]),
+      refused: [400],
+    }),
+    () => ({
+      user: "sales",
+      method: "POST",
+      path: "/employees/aggregate",
+      body: { groupBy: ["company.name"], metrics: [{ fn: "count", as: "n" }] },
+      refused: [400],
+    }),
     // Reads whose answers are searched for what the caller may not see.
     () => ({
       user: pick(["guest", "editor", "sales", "rival", "admin"]),
@@ -363,6 +401,8 @@ export async function runHostileRequests(demo: PolicyDemo, count: number): Promi
       }
     };
     walk(answer.json);
+    const extra = attempt.verify?.(answer);
+    if (extra !== undefined) leaks.push(`${what}: ${extra}`);
   };
   const streamed = async (attempt: Attempt): Promise<Answer> => {
     const stream = await openEventStream(demo.port(), `/api${attempt.path}`, {

@@ -137,6 +137,28 @@ export async function runPolicyMatrix(demo: PolicyDemo): Promise<number> {
           }
         }
       }
+      // Aggregates: the rows measured are the visible ones; a group names only what the user reads on every row.
+      const total = await demo.call("POST", `/${entity}/aggregate`, user.name, { metrics: [{ fn: "count", as: "n" }] });
+      expect(
+        total.status === 200 && ((total.json as { data: Row[] }).data[0]?.n ?? 0) === visible.length,
+        `${who} aggregate count: ${total.status} ${total.text}, visible ${visible.length}`,
+      );
+      for (const member of modelMembers[entity]) {
+        const grouped = await demo.call("POST", `/${entity}/aggregate`, user.name, {
+          groupBy: [member],
+          metrics: [{ fn: "count", as: "n" }],
+        });
+        const wanted = filterable(user, entity, member) ? 200 : 400;
+        expect(grouped.status === wanted, `${who} aggregate by ${member}: ${grouped.status}, wanted ${wanted}`);
+        if (grouped.status === 200) {
+          const counted = (grouped.json as { data: Row[] }).data.reduce((sum, row) => sum + Number(row.n), 0);
+          expect(counted === visible.length, `${who} aggregate by ${member}: ${counted} rows, visible ${visible.length}`);
+        }
+      }
+      if (entity === "employees") {
+        const summed = await demo.call("POST", "/employees/aggregate", user.name, { metrics: [{ fn: "sum", column: "salary", as: "s" }] });
+        expect(summed.status === (readable(user, entity, "salary") ? 200 : 400), `${who} aggregate sum salary: ${summed.status}`);
+      }
       const metadata = await demo.call("GET", `/${entity}/metadata`, user.name);
       const names = new Set(((metadata.json as { properties: Row[] }).properties ?? []).map((property) => property.name));
       for (const member of modelMembers[entity])

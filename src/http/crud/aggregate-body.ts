@@ -16,7 +16,7 @@ import { aggregateFunctions, metricFitsType } from "../../mapping/aggregate-deco
 import type { ColumnType } from "../../mapping/column-type.js";
 import type { EntityMapping } from "../../mapping/entity-mapping.js";
 import { textFaultOf } from "../../values/text.js";
-import { aggregateColumnsOf } from "./aggregate-columns.js";
+import type { aggregateColumnsOf } from "./aggregate-columns.js";
 import { decodeAggregateCursor } from "./aggregate-cursor.js";
 import { metricValueOf } from "./aggregate-values.js";
 import { CrudMessages } from "./crud-messages.js";

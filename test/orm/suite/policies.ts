@@ -43,7 +43,7 @@ type SuiteClaims = ClaimsOf<typeof suiteClaims>;
 @Policy<PolicyAccount, SuiteClaims>(suiteClaims, (caller) => ({
   rules: [
     { areas: ["admin"] },
-    { operations: ["read", "update", "changes"], rows: { region: { IN: caller.claims.regions } } },
+    { operations: ["read", "update", "changes", "aggregate"], rows: { region: { IN: caller.claims.regions } } },
     { operations: ["read", "insert", "update", "delete"], rows: { owner: caller.username }, check: { creditLimit: { "<=": "1000.00" } } },
   ],
   members: {
@@ -334,6 +334,21 @@ export function policiesSuite(harness: EngineHarness): void {
         b.insert(pointing),
         (error: unknown) => error instanceof ValidationError && error.errors[0].message === `PolicyAccount ${cidUs.id} does not exist.`,
       );
+    });
+
+    it("aggregates and counts measure only the rows the caller's rules grant it, and a count is never an estimate", async () => {
+      await using reader = session(bob);
+      const result = await reader.aggregate(PolicyAccount, { groupBy: ["region"], metrics: [{ fn: "count", as: "n" }] });
+      assert.deepEqual(
+        result.rows.map((row) => [row.region, row.n]),
+        [["EU", Number((await db.rows("SELECT COUNT(*) AS n FROM PolicyAccounts WHERE Region = 'EU' AND DeletedAt IS NULL"))[0].n)]],
+      );
+      const visible = (await reader.selectAll(PolicyAccount)).length;
+      assert.deepEqual(await reader.countRows(PolicyAccount, undefined, "estimated"), { count: visible, kind: "exact" });
+      assert.deepEqual(await reader.countRows(PolicyAccount, undefined, { atMost: 100 }), { count: visible, kind: "exact" });
+      // ann's rule (its own rows) grants no aggregate: an aggregate of hers measures nothing.
+      await using owner = session(ann);
+      assert.deepEqual((await owner.aggregate(PolicyAccount, { metrics: [{ fn: "count", as: "n" }] })).rows, [{ n: 0 }]);
     });
 
     it("an update takes the values set from the caller, whatever the entity held", async () => {
