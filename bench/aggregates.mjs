@@ -248,7 +248,9 @@ for (const engine of o.engines.split(",")) {
   try {
     for (const question of questions(engine)) {
       const mapping = EntityMapping.of(AggSale);
-      const query = parseAggregateBody(question.body, mapping, decodeColumnJson, HttpFilterParameters.defaults, () => true);
+      const query = parseAggregateBody(question.body, mapping, decodeColumnJson, HttpFilterParameters.defaults, {
+        sumsExactly: () => true,
+      });
       const statement = prepareAggregate(
         database.dialect,
         { unscoped: false, onGetCurrentTenant: () => "north" },

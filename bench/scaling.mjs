@@ -14,12 +14,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { demoMain, keepaliveLoad, median, startDemoProcess } from "./lib/demo-runs.mjs";
 import { galeraEngine, postgresEngine } from "./lib/scaling-engines.mjs";
 import { cpuNs } from "./lib/server-process.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..");
-const demoMain = path.join(root, "dist", "examples", "demo", "main.js");
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
@@ -55,51 +54,15 @@ async function startRaw() {
 }
 
 /** Starts the demo (WORKERS unset, or a count) and resolves its port and the pids to measure. */
-async function startDemo(env, workers) {
-  const child = spawn(process.execPath, [demoMain], {
-    env: { ...process.env, ...env, PORT: "0", JWT_SECRET: secret, WORKERS: workers === 1 ? "" : String(workers), DEMO_RESET: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout.on("data", (d) => (text += d));
-  child.stderr.on("data", (d) => (text += d));
-  const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-  const began = Date.now();
-  const ready = () => (workers === 1 ? /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(text) : /tenon: primary \d+ serves/.test(text));
-  while (!ready()) {
-    if (child.exitCode !== null || Date.now() - began > 60000) throw new Error(`the demo did not start:\n${text}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text)[1]);
-  const workerPids = [...text.matchAll(/tenon: worker (\d+) serving/g)].map((m) => Number(m[1]));
-  return {
-    port,
-    pids: [child.pid, ...workerPids],
-    async stop() {
-      child.kill("SIGTERM");
-      const code = await exited;
-      if (code !== 0) throw new Error(`the demo exited with ${code}:\n${text}`);
-    },
-  };
+function startDemo(env, workers) {
+  return startDemoProcess(
+    { ...env, PORT: "0", JWT_SECRET: secret, WORKERS: workers === 1 ? "" : String(workers), DEMO_RESET: "" },
+    workers,
+  );
 }
 
 function load(port, requests) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(here, "lib", "keepalive-load.mjs"), JSON.stringify({ port, connections, seconds, requests })],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    let text = "";
-    child.stdout.on("data", (d) => (text += d));
-    child.once("exit", () => {
-      const m = /BENCH_JSON (\{.*\})/.exec(text);
-      if (m) resolve({ ...JSON.parse(m[1]), loaderPid: child.pid });
-      else reject(new Error(`the load generator printed no result: ${text}`));
-    });
-  });
+  return keepaliveLoad({ port, connections, seconds, requests });
 }
 
 async function token(port) {
@@ -114,12 +77,6 @@ async function idsOf(port, entity, auth) {
   const res = await fetch(`http://127.0.0.1:${port}/api/${entity}`, { headers: auth });
   return (await res.json()).data.map((row) => row.id);
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 const engines = [];
 for (const id of engineIds) {

@@ -30,12 +30,12 @@ if (files.length === 0) {
 // These bounds say "hung", never "slow": a test asserts no wall-clock bound that load can break.
 // The long variants (TENON_LONG=1, `npm run test:reliability`) run for many minutes per file by design: a
 // file gets 30 minutes there and the whole run two hours.
-// A file that starts a whole cluster of its own (Galera: three nodes, the ORM, demo and failover suites on
-// them) counts as one test for the runner: such files run after the others, on their own (no other suite
+// A file that starts a whole cluster of its own (Galera, Patroni: three nodes, the ORM, demo and failover suites
+// on them) counts as one test for the runner: such files run after the others, one at a time (no other suite
 // competing for the cores), with twenty minutes each.
 const long = process.env.TENON_LONG === "1";
 const testTimeout = long ? 30 * 60 * 1000 : 20 * 60 * 1000;
-const clusterFiles = ["orm/galera.test.js", "reliability/change-feed-proof-galera.test.js"];
+const clusterFiles = ["orm/galera.test.js", "reliability/change-feed-proof-galera.test.js", "orm/patroni.test.js"];
 const isClusterFile = (file) => clusterFiles.includes(relative(testRoot, file));
 
 function runFiles(group, timeout, concurrency, totalMinutes) {

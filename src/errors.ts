@@ -151,7 +151,15 @@ export class ValidationError extends TenonError {
  * Input that cannot be read: a JSON value of the wrong type for a property, a malformed filter body, an
  * unknown or non-filterable column named by a client. The HTTP layer answers it with 400 and its message.
  */
-export class InvalidInputError extends TenonError {}
+export class InvalidInputError extends TenonError {
+  /** The JSON property (wire name) the input failed on, when one member of a body is at fault. */
+  readonly property: string | undefined;
+  /** @param message what is wrong. @param options the cause, and the property at fault when there is one. */
+  constructor(message: string, options?: ErrorOptions & { readonly property?: string }) {
+    super(message, options);
+    this.property = options?.property;
+  }
+}
 
 /** A statement failed in the database or the connection to it failed. The message never reaches an HTTP client. */
 export class DatabaseError extends TenonError {}

@@ -37,10 +37,20 @@ export type { SchemaDialect, SchemaLimits, SequenceOptions, CatalogQuery } from 
 export type { Catalog, CatalogTable, CatalogColumn } from "./sql/catalog.js";
 export { Schema, type SchemaOptions } from "./schema/schema.js";
 export { SchemaDiff, SchemaScript } from "./schema/schema-diff.js";
-export type { Database, Connection } from "./engines/database.js";
+export type {
+  Connection,
+  Database,
+  PoolSnapshot,
+  ReadRouting,
+  ReadTarget,
+  ReplicaFigures,
+  RowCursor,
+} from "./engines/database.js";
 export { Filter } from "./filter/filter.js";
 export type { Condition, ComparisonOperator, OrderByItem } from "./filter/condition.js";
 export { Context } from "./session/context.js";
+export { EntityCursor, type EntityCursorOptions } from "./session/entity-cursor.js";
+export { AggregateCursor } from "./session/aggregate-cursor.js";
 export type { AggregateResult, AggregateRow, AggregateValue } from "./session/session-aggregates.js";
 export type { CountMode, RowCount } from "./session/session-counts.js";
 export {

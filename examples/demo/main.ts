@@ -1,6 +1,8 @@
 // The demo application that `npm start` serves (README.md). Configuration comes from the environment:
 // PORT (8022; 0 for an ephemeral port, printed once listening), DATABASE_URL (postgres://... or
-// mariadb://...; default the SQLite file), DEMO_DB_FILE (the SQLite file, data/demo.sqlite),
+// mariadb://...; default the SQLite file; every node of a PostgreSQL cluster, postgres://user@db1,db2,db3/demo,
+// with ?replicaReads=true to read from the replicas, and on Galera ?consistencyTokens=true: writes then answer
+// X-Consistency-Token, docs/scaling.md), DEMO_DB_FILE (the SQLite file, data/demo.sqlite),
 // SQLITE_DRIVER (better-sqlite3 or node:sqlite; default better-sqlite3 when it is installed, else node:sqlite),
 // DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log), WORKERS (serve from that many processes
 // sharing the port; unset: this one process), DRAIN_DELAY_MS (how long a stopping process keeps serving

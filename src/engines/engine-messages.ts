@@ -25,4 +25,8 @@ export const EngineMessages = {
     `SQLite: no key of ${table} is left in the int32 range after ${last}; compact the keys or reset the row of ${keyTable}.`,
   sqliteHasNoSequences: "SQLite has no sequences.",
   closedInsteadOfPooled: "Tenon: connection closed instead of pooled",
+  noPrimary: (engine: string, where: string, seen: string) =>
+    `${engine}: no server of ${where} is the primary now (${seen}); a failover may be under way.`,
+  notPrimaryAnymore: (engine: string, address: string, reason: string) =>
+    `${engine}: ${address} no longer takes writes (a failover made another server the primary): ${reason}`,
 } as const;

@@ -78,6 +78,15 @@ export abstract class PooledConnection<R> implements Connection {
     this.#inTransaction = true;
   }
 
+  /**
+   * Starts a read-only transaction (the engine's begin statement with `READ ONLY`): what a cursor reads in, so
+   * that its rows come from one snapshot and nothing it runs can write.
+   */
+  protected async beginReadOnly(): Promise<void> {
+    await this.run(`${this.#beginSql} READ ONLY`, []);
+    this.#inTransaction = true;
+  }
+
   /** @inheritdoc */
   async commit(): Promise<void> {
     try {
@@ -120,12 +129,21 @@ export abstract class PooledConnection<R> implements Connection {
    * commits by itself) leaves the outcome in doubt: the error is marked unsafe to retry. Lost anywhere else
    * (a read, or any statement inside a transaction), the server kept nothing of it, and a retry is safe.
    */
-  protected async run(sql: string, parameters: readonly unknown[], mode: StatementMode = "read"): Promise<R> {
+  protected run(sql: string, parameters: readonly unknown[], mode: StatementMode = "read"): Promise<R> {
+    return this.guarded(() => this.#driver.send(sql, parameters), mode);
+  }
+
+  /**
+   * Runs `work` on the driver's connection as `run` runs a statement: refused on a connection given back or
+   * broken, counted as running (so that `cancel` reaches it), its failure turned into the engine's typed error.
+   * For what talks to the driver other than through `send` (a cursor's result stream).
+   */
+  protected async guarded<T>(work: () => Promise<T>, mode: StatementMode = "read"): Promise<T> {
     if (this.#released) throw this.#errors.givenBack();
     if (this.#lost !== undefined) throw this.#errors.wrap(this.#lost);
     this.#running++;
     try {
-      return await this.#driver.send(sql, parameters);
+      return await work();
     } catch (error) {
       const lost = this.#errors.isConnectionLost(error);
       if (lost) this.#lost ??= error;

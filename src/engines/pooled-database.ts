@@ -32,7 +32,7 @@ export interface PooledDatabaseErrors {
  * closes those lent to sessions that were never disposed, so a forgotten session cannot keep the pool
  * (and the process) open. Subclasses open the driver's pool and wrap its connections.
  */
-export abstract class PooledDatabase<C extends Connection & { discard(): void }> implements Database {
+export abstract class PooledDatabase<C extends Connection & { discard(): void }, Target = never> implements Database {
   /** @inheritdoc */
   abstract readonly dialect: Dialect;
   readonly #lent = new Set<C>();
@@ -46,17 +46,25 @@ export abstract class PooledDatabase<C extends Connection & { discard(): void }>
 
   /** Where the pool connects, for messages (`host:port/database`, never a password). */
   protected abstract get where(): string;
-  /** Takes a connection from the driver's pool and wraps it. */
-  protected abstract connect(): Promise<C>;
+  /**
+   * Takes a connection from the driver's pool and wraps it: from the pool of `target` (a server of several:
+   * a read replica), or, undefined, from the pool that takes the writes.
+   */
+  protected abstract connect(target?: Target): Promise<C>;
   /** Closes the driver's pool. */
   protected abstract endPool(): Promise<void>;
 
   /** @inheritdoc */
-  async acquire(): Promise<Connection> {
+  acquire(): Promise<Connection> {
+    return this.lend(undefined);
+  }
+
+  /** Takes a connection of `target` (see `connect`) and lends it to a session: `close()` closes it too. */
+  protected async lend(target: Target | undefined): Promise<C> {
     if (this.#closed) throw this.#errors.closed(this.where);
     let connection: C;
     try {
-      connection = await this.connect();
+      connection = await this.connect(target);
     } catch (error) {
       throw this.#errors.cannotConnect(this.where, error);
     }

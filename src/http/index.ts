@@ -5,7 +5,14 @@
  */
 export { HttpServer, type HttpContextSource } from "./server/http-server.js";
 export { HttpRequest, type HttpNameValue } from "./exchange/http-request.js";
-export { HttpResponse } from "./exchange/http-response.js";
+export {
+  HttpResponse,
+  type HttpStreamFailure,
+  type HttpStreamFailureMode,
+  type HttpStreamOptions,
+  type HttpStreamProducer,
+  type HttpStreamSink,
+} from "./exchange/http-response.js";
 export { HttpUser } from "./exchange/http-user.js";
 export { HttpCorsConfig } from "./server/http-cors-config.js";
 export { HttpController, type HttpControllerClass } from "./exchange/http-controller.js";
@@ -20,10 +27,13 @@ export {
   HttpServiceUnavailableError,
   HttpClientGoneError,
   HttpBulkItemError,
+  HttpImportRefusedError,
+  type HttpImportLineError,
+  type HttpRefusedLine,
 } from "./exchange/http-errors.js";
 export type { HttpReadiness } from "./balancer/http-readiness.js";
 export type { HttpMetricsOptions } from "./operations/http-metrics.js";
-export type { HttpPoolFigures, PoolFigures } from "./operations/pool-figures.js";
+export type { HttpPoolFigures, PoolFigures, ReplicaRoutingFigures } from "./operations/pool-figures.js";
 export { HttpTooManyRequestsError, type HttpRateLimit } from "./operations/rate-limiter.js";
 export {
   type HttpRateLimitStore,
@@ -92,3 +102,4 @@ export { DatabasePoolFigures } from "./crud/database-pool-figures.js";
 export { HttpIdempotencyKey, purgeIdempotencyKeys } from "./crud/idempotency.js";
 export { HttpFilterParameters } from "./crud/http-filter-parameters.js";
 export { parseFilterBody, parseSelectBody, type FilterColumns, type FilterValueReader, type SelectBody } from "./crud/http-filter-body.js";
+export { parseAggregateBody } from "./crud/aggregate-body.js";

@@ -65,7 +65,7 @@ const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /** The decoder of a column type for the JSON property `property`. A `lazy` type decodes its key (an int32). */
 export function decoderFor(type: ColumnType<unknown>, property: string): ColumnDecoder {
   const wrong = (expected: string, json: unknown): never => {
-    throw new InvalidInputError(JsonMessages.wrongType(property, expected, jsonTypeOf(json)));
+    throw new InvalidInputError(JsonMessages.wrongType(property, expected, jsonTypeOf(json)), { property });
   };
   const decode = ((): ColumnDecoder => {
     switch (type.kind) {
@@ -74,7 +74,7 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
         return (json) => {
           if (typeof json !== "number" || !Number.isInteger(json)) return wrong("an integer", json);
           if (json < int32Range.min || json > int32Range.max)
-            throw new InvalidInputError(JsonMessages.outOfRange(property, "a 32-bit integer"));
+            throw new InvalidInputError(JsonMessages.outOfRange(property, "a 32-bit integer"), { property });
           return json;
         };
       case "int64":
@@ -83,7 +83,7 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
           if (typeof json !== "string" || !digits.test(json)) return wrong("a string of digits or a safe integer", json);
           const value = BigInt(json);
           if (value < int64Range.min || value > int64Range.max)
-            throw new InvalidInputError(JsonMessages.outOfRange(property, "a 64-bit integer"));
+            throw new InvalidInputError(JsonMessages.outOfRange(property, "a 64-bit integer"), { property });
           return value;
         };
       case "float":
@@ -99,7 +99,7 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
           const normalized = normalizeExactDecimal(text, type.precision ?? 18, type.scale ?? 0);
           if (normalized === undefined) {
             if (!isDecimalText(text)) return wrong("a decimal string or a number", json);
-            throw new InvalidInputError(JsonMessages.decimalTooPrecise(property, type.precision ?? 18, type.scale ?? 0));
+            throw new InvalidInputError(JsonMessages.decimalTooPrecise(property, type.precision ?? 18, type.scale ?? 0), { property });
           }
           return normalized;
         };
@@ -107,7 +107,7 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
         return (json) => {
           if (typeof json !== "string") return wrong("a string", json);
           const fault = textFaultOf(json);
-          if (fault !== undefined) throw new InvalidInputError(JsonMessages.unstorableText(property, fault));
+          if (fault !== undefined) throw new InvalidInputError(JsonMessages.unstorableText(property, fault), { property });
           return json;
         };
       case "boolean":
@@ -116,13 +116,13 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
         return (json) => {
           if (typeof json !== "string") return wrong("an ISO-8601 date string", json);
           const date = parseIsoDate(json);
-          if (date === undefined) throw new InvalidInputError(JsonMessages.invalidDate(property));
+          if (date === undefined) throw new InvalidInputError(JsonMessages.invalidDate(property), { property });
           return date;
         };
       case "blob":
         return (json) => {
           if (typeof json !== "string") return wrong("a base64 string", json);
-          if (!base64.test(json)) throw new InvalidInputError(JsonMessages.invalidBase64(property));
+          if (!base64.test(json)) throw new InvalidInputError(JsonMessages.invalidBase64(property), { property });
           return new Uint8Array(Buffer.from(json, "base64"));
         };
     }
@@ -130,7 +130,7 @@ export function decoderFor(type: ColumnType<unknown>, property: string): ColumnD
   const nullable = type.nullable;
   return (json) => {
     if (json === null) {
-      if (!nullable) throw new InvalidInputError(JsonMessages.notNullable(property));
+      if (!nullable) throw new InvalidInputError(JsonMessages.notNullable(property), { property });
       return null;
     }
     return decode(json);

@@ -61,8 +61,10 @@ function read(
       continue;
     }
     const detail = field.detail;
-    if (!Array.isArray(value)) throw new InvalidInputError(JsonMessages.wrongType(field.name, "an array", jsonTypeOf(value)));
-    if (value.length > max) throw new InvalidInputError(JsonMessages.tooManyDetails(field.name, value.length, max));
+    if (!Array.isArray(value))
+      throw new InvalidInputError(JsonMessages.wrongType(field.name, "an array", jsonTypeOf(value)), { property: field.name });
+    if (value.length > max)
+      throw new InvalidInputError(JsonMessages.tooManyDetails(field.name, value.length, max), { property: field.name });
     const child = EntityMapping.of(detail.target());
     const children = value.map((item, index) =>
       read(child, item, bind, JsonMessages.detailItem(field.name, index, child.name), max, policies),

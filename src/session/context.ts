@@ -14,6 +14,8 @@ import { SessionReads } from "./session-reads.js";
 import { SessionWrites } from "./session-writes.js";
 import { TransactionScope } from "./transaction-scope.js";
 import { changeRecorder } from "./change-capture.js";
+import { type ClosableCursor, type CursorSession, type EntityCursor, type EntityCursorOptions, openEntityCursor } from "./entity-cursor.js";
+import { type AggregateCursor, openAggregateCursor } from "./aggregate-cursor.js";
 import type { AggregateQuery } from "../filter/aggregate-query.js";
 import { type AggregateSpec, aggregateQueryOf } from "../filter/aggregate-spec.js";
 import { type AggregateResult, runAggregate } from "./session-aggregates.js";
@@ -22,6 +24,7 @@ import type { PolicyCaller } from "../policy/caller.js";
 import type { PolicyOperation } from "../policy/policy-operation.js";
 import type { CallerPolicy } from "../policy/caller-policy.js";
 import { SessionPolicies } from "./policy-scope.js";
+import { RoutedReads } from "./routed-reads.js";
 
 /**
  * The ORM session: reads and writes mapped entities through one database connection,
@@ -52,12 +55,24 @@ export class Context implements AsyncDisposable {
   unscoped = false;
   /** Made on the first statement of an entity with a `@Policy`: a session without one pays nothing for it. */
   #policies: SessionPolicies | undefined;
+  /**
+   * On a database with read replicas (`Database.readRouting`): whether this session's reads may go to a replica
+   * while it has not written and is not in a transaction (undefined: the database's `replicaReads`). Ignored
+   * elsewhere. Once the session writes, opens a transaction or runs SQL of its own, every read goes to the primary.
+   */
+  replicaReads: boolean | undefined = undefined;
+  /** The consistency token this session's reads must be at least as new as (`readAfter`). */
+  #readAfter: string | undefined = undefined;
   readonly #identityMap = new IdentityMap();
   readonly #entities: EntityMaterializer;
   readonly #connection: SessionConnection;
   readonly #transaction: TransactionScope;
   readonly #reads: SessionReads;
   readonly #writes: SessionWrites;
+  /** The cursors open now (closed at dispose); undefined until the first opens. */
+  #cursors: Set<ClosableCursor> | undefined;
+  /** The reads routed to replicas, on a database that has them. */
+  readonly #routed: RoutedReads | undefined;
 
   /** @param database where the session reads and writes; the connection is taken lazily. */
   constructor(database: Database) {
@@ -68,7 +83,9 @@ export class Context implements AsyncDisposable {
       flush: (connection, kept) => changeRecorder().flush(this, connection, kept),
       committed: () => changeRecorder().committed(this),
     });
-    this.#reads = new SessionReads(database.dialect, this.#connection, this.#identityMap, this.#entities, this, this);
+    const routing = database.readRouting;
+    this.#routed = routing === undefined ? undefined : new RoutedReads(this.#connection, routing, this);
+    this.#reads = new SessionReads(database.dialect, this.#routed ?? this.#connection, this.#identityMap, this.#entities, this, this);
     this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities, this, this.#reads);
   }
 
@@ -85,6 +102,41 @@ export class Context implements AsyncDisposable {
   /** Whether a transaction is open. */
   get inTransaction(): boolean {
     return this.#transaction.active;
+  }
+
+  /** The consistency token given to `readAfter`, if any. */
+  get readAfter(): string | undefined {
+    return this.#readAfter;
+  }
+
+  /**
+   * Makes this session's reads at least as new as the write a consistency token names (one that
+   * `consistencyToken` answered, in this process or another): on a database with read replicas, a read goes to
+   * a replica that has replayed past it, or after a bounded wait to the primary. Answers false, and changes
+   * nothing, when `token` is not a token of this database's engine; a database without read replicas serves
+   * every read from the server that took the writes, so there any token is accepted and nothing changes.
+   */
+  consistentWith(token: string): boolean {
+    const routing = this.database.readRouting;
+    if (routing === undefined) return true;
+    const parsed = routing.parseToken(token.trim());
+    if (parsed === undefined) return false;
+    this.#readAfter = parsed;
+    return true;
+  }
+
+  /**
+   * The consistency token of what this session committed so far, for a later session to read at least that new
+   * (`consistentWith`); undefined on a database without read replicas, for a session that has not used its own
+   * connection, or when the token cannot be read now (the writes are committed all the same).
+   */
+  consistencyToken(): Promise<string | undefined> {
+    const routing = this.database.readRouting;
+    if (routing === undefined || !this.#connection.taken || this.#transaction.active) return Promise.resolve(undefined);
+    return this.#connection.acquire().then(
+      (connection) => routing.tokenAfterWrite(connection),
+      () => undefined,
+    );
   }
 
   /** The entity of `entityClass` with this primary key; throws `EntityNotFoundError` when there is none. */
@@ -149,6 +201,48 @@ export class Context implements AsyncDisposable {
    */
   selectPage<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<{ count: number; entities: T[] }> {
     return this.#reads.page(entityClass, filter);
+  }
+
+  /**
+   * Opens a cursor on the entities a filter selects (its tenant, soft-delete guard, order and page as in
+   * `select`), read `batchSize` at a time, so that a result of any size takes the memory of one batch: on a
+   * connection of its own, in a read-only snapshot (docs/crud.md "Streamed answers"). The entities are not kept
+   * in the identity map. Close it when done; the session closes cursors still open when it is disposed.
+   */
+  async openCursor<T extends object>(entityClass: EntityClass<T>, filter: Filter, options?: EntityCursorOptions): Promise<EntityCursor<T>> {
+    const cursor = await openEntityCursor(this.#cursorSession(), EntityMapping.of(entityClass), filter, options);
+    this.#cursors?.add(cursor);
+    return cursor;
+  }
+
+  /**
+   * Opens a cursor on the groups of an aggregate (a question resolved to columns, as `selectAggregate` takes it),
+   * read `batchSize` at a time like `openCursor` reads entities: its `limit` is the caller's own (absent: every
+   * group), and its `groupCount` says, once the first batch was read, how many groups the question has.
+   */
+  async openAggregateCursor<T extends object>(
+    entityClass: EntityClass<T>,
+    query: AggregateQuery,
+    options?: EntityCursorOptions,
+  ): Promise<AggregateCursor> {
+    const cursor = await openAggregateCursor(this.#cursorSession(), entityClass, query, options);
+    this.#cursors?.add(cursor);
+    return cursor;
+  }
+
+  /** What a cursor needs of the session; the cursors it opens are kept to be closed at dispose. */
+  #cursorSession(): CursorSession {
+    const cursors = (this.#cursors ??= new Set());
+    return { database: this.database, tenants: this, entities: this.#entities, onClosed: (closed) => cursors.delete(closed) };
+  }
+
+  /**
+   * Forgets every entity the session holds (its identity map): later reads load fresh instances. For a long
+   * session that reads or writes many rows (an export, an import), so that memory holds only what the caller
+   * still refers to.
+   */
+  clear(): void {
+    this.#identityMap.clear();
   }
 
   /**
@@ -311,7 +405,10 @@ export class Context implements AsyncDisposable {
   /** Before a retry: nothing read in the failed attempt is trusted, and a lost connection is given up for a new one. */
   readonly #recover = (error: TransientDatabaseError): void => {
     this.#identityMap.clear();
-    if (error.connectionLost) this.#connection.forget();
+    if (error.connectionLost) {
+      this.#connection.forget();
+      this.#routed?.forget();
+    }
   };
 
   /**
@@ -348,7 +445,12 @@ export class Context implements AsyncDisposable {
 
   /** Gives the connection back (rolling back an unfinished transaction). Safe to call twice. */
   dispose(): Promise<void> {
-    return this.#connection.dispose();
+    const cursors = this.#cursors;
+    const routed = this.#routed;
+    if ((cursors === undefined || cursors.size === 0) && routed === undefined) return this.#connection.dispose();
+    const closing = cursors === undefined ? [] : [...cursors].map((cursor) => cursor.close());
+    if (routed !== undefined) closing.push(routed.dispose());
+    return Promise.all(closing).then(() => this.#connection.dispose());
   }
 
   /** Same as `dispose()`, for `await using`. */

@@ -49,6 +49,17 @@ export class EntityMaterializer {
     return entity;
   }
 
+  /**
+   * A new entity filled from a row, never the identity map's nor kept in it: for reads too large to keep (a
+   * cursor's rows), so that memory holds a batch of them at a time. Its references and details still load
+   * through the session.
+   */
+  materializeDetached<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
+    const entity = mapping.create();
+    this.#fill(rowShapes.of(mapping), mapping, entity, row);
+    return entity;
+  }
+
   /** Writes a row into an entity (column values converted from the driver) and rebinds its references; loaded details are forgotten. */
   fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
     this.#fill(rowShapes.of(mapping), mapping, entity, row);

@@ -31,6 +31,16 @@ export class SessionConnection {
     this.#database = database;
   }
 
+  /** The dialect of the database the connection comes from. */
+  get dialect(): Database["dialect"] {
+    return this.#database.dialect;
+  }
+
+  /** Whether the session has taken (or is taking) its connection, or is disposed. */
+  get taken(): boolean {
+    return this.#state !== idle;
+  }
+
   /** The open connection, or one the database hands over without waiting (then it is this session's), or undefined. */
   now(): Connection | undefined {
     const state = this.#state;
@@ -114,8 +124,13 @@ export class SessionConnection {
 
 /** The connection as the session uses it: wrapped to report its statements while an observer is registered (the one hook point). */
 function observed(connection: Connection, database: Database): Connection {
+  return observedFor(connection, database.dialect.name);
+}
+
+/** `connection` wrapped to report its statements while an observer is registered, the engine named `system`. @internal */
+export function observedFor(connection: Connection, system: string): Connection {
   const observer = statementObservation.current;
-  return observer === undefined ? connection : observeConnection(connection, observer, database.dialect.name);
+  return observer === undefined ? connection : observeConnection(connection, observer, system);
 }
 
 /** Gives a connection back; a release that throws leaves the session nothing to do, so it is not reported to it. */

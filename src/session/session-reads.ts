@@ -7,7 +7,7 @@ import type { Dialect } from "../sql/dialect.js";
 import type { CompiledStatement } from "../sql/entity-statements.js";
 import type { EntityMaterializer } from "./entity-materializer.js";
 import type { IdentityMap } from "./identity-map.js";
-import type { SessionConnection } from "./session-connection.js";
+import type { ReadSource } from "./routed-reads.js";
 import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
 import type { PolicyLookup } from "./policy-scope.js";
 import type { PolicyOperation } from "../policy/policy-operation.js";
@@ -26,19 +26,20 @@ export interface CountedPage<T> {
  */
 export class SessionReads {
   readonly #dialect: Dialect;
-  readonly #connection: SessionConnection;
+  readonly #connection: ReadSource;
   readonly #identityMap: IdentityMap;
   readonly #entities: EntityMaterializer;
   readonly #tenants: TenantSource;
   readonly #policies: PolicyLookup;
 
   /**
-   * @param dialect the database's. @param connection, identityMap, entities the session's. @param tenants the
-   * session's tenant. @param policies the session's policies.
+   * @param dialect the database's. @param connection where the session's reads run (its connection, or routed
+   * reads). @param identityMap, entities the session's. @param tenants the session's tenant. @param policies the
+   * session's policies.
    */
   constructor(
     dialect: Dialect,
-    connection: SessionConnection,
+    connection: ReadSource,
     identityMap: IdentityMap,
     entities: EntityMaterializer,
     tenants: TenantSource,

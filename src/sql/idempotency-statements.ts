@@ -31,6 +31,11 @@ export class IdempotencyStatements {
   readonly claim: string;
   /** UPDATE of a claimed key with its answer: `:status`, `:answer`, `:keyHash`. */
   readonly complete: string;
+  /**
+   * UPDATE of a claimed key with its answer and the hash of its body, known only once a streamed body was read
+   * to its end: `:status`, `:answer`, `:requestHash`, `:keyHash`.
+   */
+  readonly completeWithRequest: string;
   /** SELECT request_hash, status, answer, expires_at of `:keyHash`. */
   readonly read: string;
   /** DELETE of `:keyHash` when it expired before `:now`. */
@@ -47,6 +52,7 @@ export class IdempotencyStatements {
       `INSERT INTO ${table} (${key}, ${q("request_hash")}, ${q("status")}, ${q("answer")}, ${q("expires_at")}) ` +
       `VALUES (:keyHash, :requestHash, 0, '', :expiresAt)${dialect.insertKeyConflict(key)}`;
     this.complete = `UPDATE ${table} SET ${q("status")} = :status, ${q("answer")} = :answer WHERE ${key} = :keyHash`;
+    this.completeWithRequest = `UPDATE ${table} SET ${q("status")} = :status, ${q("answer")} = :answer, ${q("request_hash")} = :requestHash WHERE ${key} = :keyHash`;
     this.read = `SELECT ${q("request_hash")}, ${q("status")}, ${q("answer")}, ${q("expires_at")} FROM ${table} WHERE ${key} = :keyHash`;
     this.release = `DELETE FROM ${table} WHERE ${key} = :keyHash AND ${q("expires_at")} < :now`;
     this.purge = `DELETE FROM ${table} WHERE ${q("expires_at")} < :now`;

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { SqliteDriverName } from "tenon/sqlite";
 import { mariaDbUrl } from "../orm/harness-mariadb.js";
 import { postgresUrl } from "../orm/harness-postgres.js";
+import type { PatroniCluster } from "../support/patroni-cluster.js";
 import { createMariaDbScratch, createPostgresScratch, type ScratchDatabase } from "../support/scratch-database.js";
 import { readSqliteRows } from "../support/sqlite-drivers.js";
 
@@ -74,6 +75,21 @@ export const postgresDemoEngine: DemoEngine = {
     return scratchDemoDatabase(scratch, scratch.url);
   },
 };
+
+/**
+ * PostgreSQL on a Patroni cluster: a fresh database on its leader, and every node in DATABASE_URL with
+ * `replicaReads=true`, so that the demo finds the primary itself and reads from the replicas.
+ */
+export function patroniDemoEngine(cluster: () => PatroniCluster): DemoEngine {
+  return {
+    name: "PostgreSQL on Patroni, reads on replicas",
+    async open() {
+      await cluster().waitHealthy(undefined, 2);
+      const scratch = await cluster().scratch("tenon_demo", { replicaReads: "true" });
+      return scratchDemoDatabase(scratch, scratch.url);
+    },
+  };
+}
 
 /** The demo's view of a scratch database: its DATABASE_URL, a log file in a temporary directory, direct reads. */
 function scratchDemoDatabase(scratch: ScratchDatabase, url: string): DemoDatabase {

@@ -137,6 +137,29 @@ export async function runPolicyMatrix(demo: PolicyDemo): Promise<number> {
           }
         }
       }
+      // Streamed exports: NDJSON holds the visible rows with the members the user reads, a CSV names only those.
+      const ndjson = await demo.call(
+        "POST",
+        `/${entity}/select`,
+        user.name,
+        { orderBy: [{ columnName: "id" }] },
+        { Accept: "application/x-ndjson" },
+      );
+      expect(ndjson.status === 200, `${who} NDJSON export: ${ndjson.status} ${ndjson.text.slice(0, 200)}`);
+      const exported = ndjson.text
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Row);
+      expect(
+        JSON.stringify(exported.map((row) => Number(row.id))) === JSON.stringify(visible),
+        `${who} NDJSON export: ids differ from the policy's`,
+      );
+      for (const row of exported) checkMembers(user, entity, row, `${who} NDJSON ${row.id}`);
+      const csv = await demo.call("POST", `/${entity}/select`, user.name, {}, { Accept: "text/csv" });
+      const header = new Set(csv.text.split("\r\n")[0].split(","));
+      for (const member of modelMembers[entity])
+        expect(header.has(member) === readable(user, entity, member), `${who} CSV header: ${member} ${header.has(member)}`);
+      expect(csv.text.split("\r\n").length - 2 === visible.length, `${who} CSV export: ${csv.text.split("\r\n").length - 2} rows`);
       // Aggregates: the rows measured are the visible ones; a group names only what the user reads on every row.
       const total = await demo.call("POST", `/${entity}/aggregate`, user.name, { metrics: [{ fn: "count", as: "n" }] });
       expect(

@@ -13,6 +13,7 @@ import { defineDemoIdempotencyTests } from "./demo-idempotency.js";
 import { defineDemoDataApiTests } from "./demo-data-api.js";
 import { defineDemoTenantTests } from "./demo-tenants.js";
 import { defineDemoChangeTests } from "./demo-changes.js";
+import { defineDemoStreamingTests } from "./demo-streaming.js";
 import { defineDemoAggregateTests } from "./demo-aggregates.js";
 import { OpenApiContract } from "./openapi-contract.js";
 
@@ -561,6 +562,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
 
     defineDemoWriteTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoBulkTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, () => companyIds);
+    defineDemoStreamingTests({ call, ok, rows: (sql) => db.rows(sql), expectError });
     defineDemoIdempotencyTests({ call, ok, rows: (sql) => db.rows(sql), expectError }, call);
     defineDemoDataApiTests({ call, ok, expectError });
     defineDemoAggregateTests({ call, ok, expectError }, engine.name);

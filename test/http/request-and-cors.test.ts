@@ -188,7 +188,11 @@ describe("the request object", () => {
   test("every other response lists the headers a script may read: ETag, Retry-After, X-Request-Id and the rate-limit ones", async () => {
     for (const path of ["/inspect", "/missing"]) {
       const answer = await ask(server.port, path);
-      assert.equal(answer.headers["access-control-expose-headers"], "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy", path);
+      assert.equal(
+        answer.headers["access-control-expose-headers"],
+        "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy, X-Consistency-Token",
+        path,
+      );
     }
   });
 });

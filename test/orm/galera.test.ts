@@ -6,6 +6,7 @@ import { after } from "node:test";
 import { mariaDbDemoEngineAt } from "../demo/demo-engines.js";
 import { defineDemoSuite } from "../demo/demo-suite.js";
 import { galeraEngineSuite } from "../engines/mariadb/galera-suite.js";
+import { galeraTokensSuite } from "../engines/mariadb/galera-tokens-suite.js";
 import { defineGaleraFailover } from "../reliability/faults-failover-galera.js";
 import { galeraUnavailable, startGaleraCluster, type GaleraCluster } from "../support/galera-cluster.js";
 import { reportUnreachable } from "./engine-availability.js";
@@ -26,6 +27,7 @@ if (cluster !== undefined) {
   after(() => running.stop());
   for (const suite of engineSuites) suite(galeraHarness(running.url()));
   galeraEngineSuite(() => running);
+  galeraTokensSuite(() => running);
   defineDemoSuite(mariaDbDemoEngineAt("MariaDB Galera", running.url(), ["SET SESSION wsrep_sync_wait = 1"]));
   defineGaleraFailover(() => running);
 } else {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Database } from "tenon";
-import { PostgresDatabase } from "tenon/postgres";
+import { PostgresDatabase, type PostgresOptions } from "tenon/postgres";
 import type { EngineHarness, TestDatabase } from "./harness.js";
 
 /** The server the PostgreSQL suites run against: `TENON_TEST_POSTGRES_URL`, or the local test server. */
@@ -32,17 +32,29 @@ export interface PostgresTestDatabase extends TestDatabase {
   openDatabase(options?: { poolSize?: number; statementTimeout?: number }): PostgresDatabase;
 }
 
+/** Where `openPostgres` opens its schema: the test server, or a cluster (Tenon through every node, the test's own connection to its primary). */
+export interface PostgresPlace {
+  /** What Tenon connects to (default the test server). */
+  readonly url?: string;
+  /** What the test's direct connection uses (default `url`). */
+  readonly directUrl?: string;
+  /** More options of every pool opened (replica reads, say). */
+  readonly databaseOptions?: Partial<PostgresOptions>;
+}
+
 /** Opens a fresh schema `tenon_test_<pid>_<random>` and a pool whose connections use it. */
-export async function openPostgres(options: { poolSize?: number } = {}): Promise<PostgresTestDatabase> {
+export async function openPostgres(options: { poolSize?: number } = {}, place: PostgresPlace = {}): Promise<PostgresTestDatabase> {
   const schema = `tenon_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const direct = new pg.Client({ connectionString: postgresUrl, options: `-c search_path=${schema}` });
+  const url = place.url ?? postgresUrl;
+  const direct = new pg.Client({ connectionString: place.directUrl ?? url, options: `-c search_path=${schema}` });
   direct.on("error", () => {});
   await direct.connect();
   await direct.query(`CREATE SCHEMA ${schema}`);
   const databases: Database[] = [];
   const openDatabase = (more: { poolSize?: number; statementTimeout?: number } = {}): PostgresDatabase => {
     const database = new PostgresDatabase({
-      connectionString: postgresUrl,
+      ...place.databaseOptions,
+      connectionString: url,
       schema,
       poolSize: more.poolSize ?? 4,
       statementTimeout: more.statementTimeout,

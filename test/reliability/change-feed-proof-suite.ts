@@ -142,8 +142,8 @@ async function runLoad(base: string, writes: number, clients: number, onProgress
     }
   };
   const client = async (index: number): Promise<void> => {
-    // Four clients in five write for tenant alpha, the others for beta.
-    const tenant = index % 5 === 4 ? "beta" : "alpha";
+    // Three clients in four write for tenant alpha, the others for beta.
+    const tenant = index % 4 === 3 ? "beta" : "alpha";
     const user = `writer${index};${tenant};read,write`;
     const mine: Known[] = [];
     let n = 0;
@@ -265,8 +265,8 @@ export function defineChangeFeedProof(engine: DemoEngine, size: ProofSize, extra
         await waitFor(() => app.workerPids().length >= 4, "four workers", 120_000);
         const base = `http://127.0.0.1:${app.port}/api`;
 
-        const alpha = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcher;alpha;read" }, [30, 120]);
-        const beta = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcherb;beta;read" }, [10, 40]);
+        const alpha = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcher;alpha;read" }, [20, 100]);
+        const beta = new ResumingSubscriber(app.port, "/api/items/changes", { "X-User": "watcherb;beta;read" }, [5, 20]);
         cleanups.push(
           () => alpha.stop(),
           () => beta.stop(),

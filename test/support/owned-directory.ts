@@ -1,4 +1,4 @@
-// The temporary directory of each server a test starts (a Galera cluster, a throwaway PostgreSQL, MariaDB or Redis,
+// The temporary directory of each server a test starts (a Galera or Patroni cluster, a throwaway PostgreSQL, MariaDB or Redis,
 // PgBouncer, a copy of the repository that `npm start` runs in) records the process that owns it. A test run killed outright (SIGKILL, a CI time limit) runs no
 // exit handler, so two things make sure its servers do not linger: a small watchdog per directory that
 // cleans up once its owner is gone, and a sweep, at every start of a server, of the directories whose owner is
@@ -11,10 +11,18 @@ import { fileURLToPath } from "node:url";
 import { killProcessesNaming } from "./server-processes.js";
 
 /** The prefixes of the directories this module creates and sweeps. */
-export type OwnedPrefix = "tenon-galera-" | "tenon-pg-" | "tenon-mariadb-" | "tenon-pgbouncer-" | "tenon-redis-" | "tenon-npm-start-";
+export type OwnedPrefix =
+  | "tenon-galera-"
+  | "tenon-patroni-"
+  | "tenon-pg-"
+  | "tenon-mariadb-"
+  | "tenon-pgbouncer-"
+  | "tenon-redis-"
+  | "tenon-npm-start-";
 
 const prefixes: readonly OwnedPrefix[] = [
   "tenon-galera-",
+  "tenon-patroni-",
   "tenon-pg-",
   "tenon-mariadb-",
   "tenon-pgbouncer-",

@@ -7,13 +7,19 @@ let database: Database | undefined;
 const policyCaller: PolicyCaller | undefined =
   process.env.BENCH_POLICY === "1" ? { username: "bench", areas: ["bench"], tenant: "", claims: { owner: "seed" } } : undefined;
 
-/** Opens the bench's database (SQLite file, or PostgreSQL schema tenon_bench) once per process. */
+/** Opens the bench's database (SQLite file, PostgreSQL schema tenon_bench, or a MariaDB database) once per process. */
 export async function openDatabase(): Promise<Database> {
   if (process.env.BENCH_DB === "postgres") {
     const { PostgresDatabase } = await import("tenon/postgres");
     database = new PostgresDatabase({
       connectionString: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/test",
       schema: process.env.BENCH_PG_SCHEMA || "tenon_bench",
+      poolSize: 10,
+    });
+  } else if (process.env.BENCH_DB === "mariadb") {
+    const { MariaDbDatabase } = await import("tenon/mariadb");
+    database = new MariaDbDatabase({
+      connectionString: process.env.BENCH_MARIADB_URL || "mariadb://root@127.0.0.1:3306/test",
       poolSize: 10,
     });
   } else {

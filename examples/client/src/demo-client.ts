@@ -10,12 +10,15 @@ export type Company = Readable<components["schemas"]["Company"]>;
 /** A company as a request body carries it (no read-only property; only `name` is required). */
 export type CompanyBody = Writable<components["schemas"]["CompanyInput"]>;
 
-/** The demo's API, every path and method typed from its OpenAPI document. */
-export type DemoClient = Client<paths>;
+/**
+ * The demo's API, every path and method typed from its OpenAPI document, reading JSON answers: a select also
+ * answers NDJSON and CSV, and a client typed for every media type would see each answer as any of them.
+ */
+export type DemoClient = Client<paths, "application/json">;
 
 /** A client of the demo at `origin` (such as http://127.0.0.1:8022) that logs on and then sends its bearer token. */
 export async function loggedOnClient(origin: string, username: string, password: string): Promise<DemoClient> {
-  const client = createClient<paths>({ baseUrl: origin });
+  const client = createClient<paths, "application/json">({ baseUrl: origin });
   const { data, error } = await client.POST("/api/logon", { body: { username, password } });
   if (data === undefined) throw new Error(`Logon refused: ${error.message}`);
   const token = data.token;

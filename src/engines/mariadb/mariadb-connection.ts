@@ -1,6 +1,8 @@
 import type { PoolConnection } from "mariadb";
 import type { DatabaseError } from "../../errors.js";
 import { PooledConnection } from "../pooled-connection.js";
+import type { RowCursor } from "../database.js";
+import { MariaDbResultStream } from "./mariadb-cursor.js";
 import type { MariaDbDatabase } from "./mariadb-database.js";
 import { connectionGivenBack, isConnectionLost, isSqlError, mariaDbError, missingSequence } from "./mariadb-errors.js";
 
@@ -14,6 +16,7 @@ const errors = { isConnectionLost, wrap: mariaDbError, givenBack: connectionGive
 /** One pooled connector connection lent to one session. */
 export class MariaDbConnection extends PooledConnection<unknown> {
   readonly #database: MariaDbDatabase;
+  readonly #connection: PoolConnection;
 
   /** @internal sessions get connections from `MariaDbDatabase.acquire()`. */
   constructor(database: MariaDbDatabase, connection: PoolConnection) {
@@ -38,6 +41,30 @@ export class MariaDbConnection extends PooledConnection<unknown> {
       (pooled) => database.returned(pooled as MariaDbConnection),
     );
     this.#database = database;
+    this.#connection = connection;
+  }
+
+  /**
+   * @inheritdoc The connector's result stream (`queryStream`) in a read-only transaction (`START TRANSACTION READ
+   * ONLY`): InnoDB reads the whole result in one snapshot, and the paused socket holds the server back between
+   * batches. Closing it before the end stops the statement with KILL QUERY.
+   */
+  async openCursor(sql: string, parameters: readonly unknown[]): Promise<RowCursor> {
+    await this.beginReadOnly();
+    const connection = this.#connection;
+    const result = new MariaDbResultStream(connection.queryStream({ sql, rowsAsArray: true }, parameters as unknown[]));
+    const kill = (): Promise<void> => (connection.threadId === null ? Promise.resolve() : this.#database.killQuery(connection.threadId));
+    let closing: Promise<void> | undefined;
+    return {
+      read: (count) => (closing === undefined ? this.guarded(() => result.take(count)) : Promise.resolve([])),
+      close: () => {
+        closing ??= result
+          .stop(kill)
+          .then(() => this.rollback())
+          .catch(() => undefined);
+        return closing;
+      },
+    };
   }
 
   /** @inheritdoc */

@@ -1,6 +1,7 @@
 import { type ConnectionConfig, createConnection, createPool, type Pool, type PoolConnection } from "mariadb";
-import { defaultStatementTimeout } from "../database.js";
+import { defaultStatementTimeout, type ReadRouting } from "../database.js";
 import { PooledDatabase, type ServerDatabaseOptions } from "../pooled-database.js";
+import { GaleraReadRouting } from "./galera-read-routing.js";
 import { MariaDbConnection } from "./mariadb-connection.js";
 import { MariaDbDialect } from "./mariadb-dialect.js";
 import { cannotConnect, databaseClosed, isSqlError, notAUrl, unsafeGaleraSequence } from "./mariadb-errors.js";
@@ -29,6 +30,15 @@ export interface MariaDbOptions extends ServerDatabaseOptions {
    * go to one node. Ignored on a server that is not a Galera node.
    */
   readonly wsrepSyncWait?: number;
+  /**
+   * On a Galera node: answer a consistency token after each write (the node's `WSREP_LAST_SEEN_GTID()`), and
+   * make a session given one wait until its node has applied it (`WSREP_SYNC_WAIT_UPTO_GTID`) before it reads
+   * (default false; a connection string may say `?consistencyTokens=true`). With `wsrepSyncWait: 0`, only the
+   * reads that carry a token wait. Ignored on a server that is not a Galera node.
+   */
+  readonly consistencyTokens?: boolean;
+  /** Milliseconds a read with a consistency token waits for its node (rounded up to seconds; default 1000); then it fails, answered 503. */
+  readonly consistencyWait?: number;
 }
 
 /**
@@ -40,6 +50,8 @@ export interface MariaDbOptions extends ServerDatabaseOptions {
 export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
   /** @inheritdoc */
   readonly dialect = new MariaDbDialect();
+  /** @inheritdoc Present with `consistencyTokens`. */
+  readonly readRouting: ReadRouting | undefined;
   readonly #pool: Pool;
   readonly #where: string;
   /** What a connection of its own needs to send KILL QUERY (see `killQuery`). */
@@ -90,6 +102,8 @@ export class MariaDbDatabase extends PooledDatabase<MariaDbConnection> {
     });
     // Failed connection attempts are reported to whoever waits for a connection, not thrown at the process.
     (this.#pool as unknown as NodeJS.EventEmitter).on("error", () => {});
+    const tokens = options.consistencyTokens ?? url?.searchParams.get("consistencyTokens") === "true";
+    this.readRouting = tokens ? new GaleraReadRouting(options.consistencyWait ?? 1000, () => this.#galera) : undefined;
   }
 
   /** @inheritdoc */

@@ -1,8 +1,10 @@
 import type pg from "pg";
 import { EngineMessages } from "../engine-messages.js";
 import type { DatabaseError } from "../../errors.js";
-import { PooledConnection } from "../pooled-connection.js";
+import { PooledConnection, type PooledConnectionErrors } from "../pooled-connection.js";
 import { type BackendKey, sendCancelRequest } from "./postgres-cancel.js";
+import { declareCursorSql, fetchSql, PostgresCursor } from "./postgres-cursor.js";
+import type { RowCursor } from "../database.js";
 import type { PostgresDatabase } from "./postgres-database.js";
 import { connectionGivenBack, isConnectionLost, missingSequence, postgresError, sqlState } from "./postgres-errors.js";
 
@@ -14,23 +16,45 @@ interface PostgresResult {
   readonly rowCount: number | null;
 }
 
+/**
+ * How a connection to one server of several (a multi-host database) words its failures and reports its server
+ * failing, so that the database looks for the primary again. @internal
+ */
+export interface ServerWatch {
+  /** The errors of a connection to this server (`clusterError`). */
+  readonly errors: PooledConnectionErrors;
+  /** A statement failed on this server. */
+  failed(error: unknown): void;
+}
+
 /** One pooled `pg` client lent to one session. */
 export class PostgresConnection extends PooledConnection<PostgresResult> {
   readonly #database: PostgresDatabase;
 
-  /** @internal sessions get connections from `PostgresDatabase.acquire()`. */
-  constructor(database: PostgresDatabase, client: pg.PoolClient) {
+  /**
+   * @internal sessions get connections from `PostgresDatabase.acquire()`. `watch`: the connection is to one
+   * server of several.
+   */
+  constructor(database: PostgresDatabase, client: pg.PoolClient, watch?: ServerWatch) {
     let onError: ((error: unknown) => void) | undefined;
     const listener = (error: unknown): void => onError?.(error);
+    const send = (sql: string, parameters: readonly unknown[]): Promise<PostgresResult> =>
+      client.query<unknown[]>({
+        text: sql,
+        values: parameters as unknown[],
+        rowMode: "array",
+        name: database.statementName(sql, parameters.length),
+      });
     super(
       {
-        send: (sql, parameters) =>
-          client.query<unknown[]>({
-            text: sql,
-            values: parameters as unknown[],
-            rowMode: "array",
-            name: database.statementName(sql, parameters.length),
-          }),
+        send:
+          watch === undefined
+            ? send
+            : (sql, parameters) =>
+                send(sql, parameters).catch((error: unknown) => {
+                  watch.failed(error);
+                  throw error;
+                }),
         giveBack: (close) => client.release(close ? new Error(EngineMessages.closedInsteadOfPooled) : undefined),
         listen: (handler) => {
           onError = handler;
@@ -39,7 +63,7 @@ export class PostgresConnection extends PooledConnection<PostgresResult> {
         },
         cancel: () => sendCancelRequest(client as unknown as BackendKey),
       },
-      errors,
+      watch?.errors ?? errors,
       "BEGIN",
       (connection) => database.returned(connection as PostgresConnection),
     );
@@ -54,6 +78,25 @@ export class PostgresConnection extends PooledConnection<PostgresResult> {
   /** @inheritdoc */
   async execute(sql: string, parameters: readonly unknown[]): Promise<number> {
     return (await this.run(sql, parameters, "write")).rowCount ?? 0;
+  }
+
+  /**
+   * @inheritdoc A server-side cursor declared in a read-only transaction (`BEGIN READ ONLY`, `DECLARE ... NO SCROLL
+   * CURSOR`), read with `FETCH FORWARD`: one snapshot for the whole result, the rows held by the server.
+   */
+  async openCursor(sql: string, parameters: readonly unknown[]): Promise<RowCursor> {
+    await this.beginReadOnly();
+    try {
+      await this.run(declareCursorSql(sql), parameters);
+    } catch (error) {
+      await this.rollback().catch(() => undefined);
+      throw error;
+    }
+    return new PostgresCursor({
+      fetch: async (count) => (await this.run(fetchSql(count), [])).rows as unknown[][],
+      cancel: () => this.cancel(),
+      end: () => this.rollback(),
+    });
   }
 
   /** @inheritdoc */

@@ -75,3 +75,18 @@ export const { databaseClosed, connectionGivenBack, missingSequence, notAUrl } =
   "PostgreSQL",
   "postgres://user:password@host:5432/database",
 );
+
+/**
+ * A failure on a server of a multi-host database: as `postgresError`, except that a write refused because the
+ * server is in recovery (25006: it was the primary and is a replica now, after a failover) is a retry-safe
+ * connection failure (nothing was written, and another server takes the writes now), so that the unit of work
+ * runs again on the new primary, or is answered 503.
+ */
+export function clusterError(address: string): (error: unknown) => DatabaseError {
+  return (error) => {
+    if (sqlState(error) !== "25006") return postgresError(error);
+    return new TransientDatabaseError(EngineMessages.notPrimaryAnymore("PostgreSQL", address, reasonOf(error)), "connection", true, true, {
+      cause: error,
+    });
+  };
+}

@@ -1,6 +1,8 @@
 import { EngineMessages } from "../engine-messages.js";
 import { DatabaseError } from "../../errors.js";
-import type { Connection, Database } from "../database.js";
+import type { Connection, Database, RowCursor } from "../database.js";
+import { ArrayCursor } from "../array-cursor.js";
+import { SqliteCursor } from "./sqlite-cursor.js";
 import { Mutex } from "../mutex.js";
 import { SqliteDialect } from "./sqlite-dialect.js";
 import { openSqlite, type SqliteDriverName, type SqliteHandle, type SqliteStatement } from "./sqlite-driver.js";
@@ -47,15 +49,19 @@ export class SqliteDatabase implements Database {
   readonly #inexactStatements = new Map<string, Statement>();
   readonly #lock = new Mutex();
   readonly #keys = new SqliteKeys(this.dialect);
+  readonly #filename: string;
+  readonly #busyTimeout: number;
   #owner: SqliteConnection | undefined;
 
   /** Opens (and creates when missing) the file. */
   constructor(options: SqliteOptions) {
     this.name = options.name ?? options.filename;
+    this.#filename = options.filename;
+    this.#busyTimeout = Math.trunc(options.busyTimeout ?? 5000);
     this.#db = openSqlite(options.filename, options.driver);
     this.driver = this.#db.driver;
     try {
-      this.#db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeout ?? 5000)}`);
+      this.#db.exec(`PRAGMA busy_timeout = ${this.#busyTimeout}`);
       if ((options.wal ?? true) && options.filename !== ":memory:") this.#db.exec("PRAGMA journal_mode = WAL");
       this.#db.exec("PRAGMA synchronous = NORMAL");
     } catch (error) {
@@ -123,6 +129,26 @@ export class SqliteDatabase implements Database {
       cache.set(sql, statement);
     }
     return statement;
+  }
+
+  /**
+   * @internal A cursor on `sql` for `owner`: on a file, a statement stepped on a read-only connection of its own
+   * (`SqliteCursor`), which waits for no transaction of the shared connection. Undefined on an in-memory
+   * database, which no second connection can open, and inside `owner`'s own transaction, whose uncommitted rows
+   * only the shared connection sees: the caller then reads the whole result at once.
+   */
+  openCursor(owner: SqliteConnection, sql: string, parameters: readonly unknown[], exactIntegers: boolean): RowCursor | undefined {
+    if (this.#filename === ":memory:" || this.#filename === "" || this.owns(owner)) return undefined;
+    const handle = this.run(() => openSqlite(this.#filename, this.driver, true));
+    try {
+      return this.run(() => {
+        handle.exec(`PRAGMA busy_timeout = ${this.#busyTimeout}`);
+        return new SqliteCursor(handle, handle.prepare(sql, exactIntegers).iterate(...parameters));
+      });
+    } catch (error) {
+      handle.close();
+      throw error;
+    }
   }
 
   /** @internal */
@@ -218,6 +244,13 @@ class SqliteConnection implements Connection {
     } catch (error) {
       throw sqliteError(error);
     }
+  }
+
+  /** @inheritdoc See `SqliteDatabase.openCursor`; where it has none, the whole result is read at once. */
+  async openCursor(sql: string, parameters: readonly unknown[], exactIntegers = true): Promise<RowCursor> {
+    return (
+      this.#database.openCursor(this, sql, parameters, exactIntegers) ?? new ArrayCursor(await this.query(sql, parameters, exactIntegers))
+    );
   }
 
   execute(sql: string, parameters: readonly unknown[]): Promise<number> {

@@ -19,6 +19,8 @@ export interface SqliteStatement {
   all(...parameters: unknown[]): unknown[];
   get(...parameters: unknown[]): unknown;
   run(...parameters: unknown[]): { readonly changes: number | bigint };
+  /** Steps the statement a row at a time: the rows of a cursor, each read when asked for. */
+  iterate(...parameters: unknown[]): IterableIterator<unknown>;
 }
 
 /** @internal One open database file through one driver. */
@@ -39,8 +41,11 @@ export interface SqliteHandle {
 /** @internal How a driver opens a file. */
 export interface SqliteDriver {
   readonly name: SqliteDriverName;
-  /** Opens (and creates when missing) `filename`, or `:memory:`. */
-  open(filename: string): SqliteHandle;
+  /**
+   * Opens (and creates when missing) `filename`, or `:memory:`; `readOnly` opens an existing file for reading
+   * only (a cursor's connection of its own).
+   */
+  open(filename: string, readOnly?: boolean): SqliteHandle;
 }
 
 /**
@@ -48,10 +53,10 @@ export interface SqliteDriver {
  * and loads on this Node.js line, else `node:sqlite` where the line has it (22.16 and later). A driver that is
  * missing, or a file that cannot be opened, is a `DatabaseError` that says which and why.
  */
-export function openSqlite(filename: string, driver: SqliteDriverName | undefined): SqliteHandle {
+export function openSqlite(filename: string, driver: SqliteDriverName | undefined, readOnly = false): SqliteHandle {
   const chosen = sqliteDriver(driver);
   try {
-    return chosen.open(filename);
+    return chosen.open(filename, readOnly);
   } catch (error) {
     throw new DatabaseError(EngineMessages.cannotOpenSqlite(filename, (error as Error).message), { cause: error });
   }

@@ -14,16 +14,14 @@ import {
 import { Filter } from "../../filter/filter.js";
 import { aggregateFunctions, metricFitsType } from "../../mapping/aggregate-decorator.js";
 import type { ColumnType } from "../../mapping/column-type.js";
-import type { EntityMapping } from "../../mapping/entity-mapping.js";
+import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
 import { textFaultOf } from "../../values/text.js";
-import type { aggregateColumnsOf } from "./aggregate-columns.js";
+import { type AggregateColumns, aggregateColumnsOf } from "./aggregate-columns.js";
 import { decodeAggregateCursor } from "./aggregate-cursor.js";
 import { metricValueOf } from "./aggregate-values.js";
 import { CrudMessages } from "./crud-messages.js";
-import { filterColumnsFor } from "./filter-columns.js";
-import { aggregateColumnsFor } from "./policy-body.js";
-import type { PolicyLookup } from "../../session/policy-scope.js";
-import { effectiveLimit, type FilterValueReader, maxInValues, maxOrDepth, parseWhere } from "./http-filter-body.js";
+import { filterColumnsOf } from "./filter-columns.js";
+import { effectiveLimit, type FilterColumns, type FilterValueReader, maxInValues, maxOrDepth, parseWhere } from "./http-filter-body.js";
 import type { HttpFilterParameters } from "./http-filter-parameters.js";
 
 /** Most groups (`groupBy` items) an aggregate body may list. */
@@ -67,24 +65,23 @@ function membersOf(item: Record<string, unknown>, known: ReadonlySet<string>, un
  * select's (the same parser and rules), `groupBy` of aggregatable columns (`company.name` through a reference,
  * `{"column", "truncate", "as"}` for a date's period), `metrics` of functions the columns allow, `having` on
  * metrics, `orderBy` on groups or metrics, `limit` and `after` (a cursor of the previous page). Nothing of the
- * body becomes SQL text; anything that does not fit answers `InvalidInputError` (400) naming it. `sumsExactly`
- * says whether the engine sums a column's type exactly (others are refused for sum and avg).
+ * body becomes SQL text; anything that does not fit answers `InvalidInputError` (400) naming it. `options` says
+ * what the engine sums exactly and which columns the caller may use.
  */
 export function parseAggregateBody(
   body: unknown,
   mapping: EntityMapping,
   readValue: FilterValueReader,
   parameters: HttpFilterParameters,
-  sumsExactly: (type: ColumnType<unknown>) => boolean,
-  policies?: PolicyLookup,
+  options: AggregateBodyOptions,
 ): AggregateQuery {
+  const sumsExactly = options.sumsExactly;
   if (!isPlainObject(body)) fail(CrudMessages.aggregateNotObject);
   const members = membersOf(body, topKeys, CrudMessages.unknownAggregateProperty);
   const filter = new Filter();
   filter.includeDeleted = parameters.includeDeleted;
-  // Of an entity with a `@Policy`, only what the caller reads on every row may be named (policy-body.ts).
-  const policy = mapping.hasPolicy ? policies?.callerPolicy(mapping) : undefined;
-  for (const condition of parseWhere(members.get("where"), filterColumnsFor(mapping, policy), readValue, parameters)) filter.add(condition);
+  const filterColumns = options.filterColumns ?? filterColumnsOf(mapping);
+  for (const condition of parseWhere(members.get("where"), filterColumns, readValue, parameters)) filter.add(condition);
 
   const names = new Set<string>();
   const named = (name: string): string => {
@@ -92,7 +89,7 @@ export function parseAggregateBody(
     names.add(name.toLowerCase());
     return name;
   };
-  const columns = aggregateColumnsFor(mapping, policies);
+  const columns = readableColumns(aggregateColumnsOf(mapping), options.readable);
   const groups = listOf(members.get("groupby"), "groupBy", maxGroupByColumns).map((item) => parseGroup(item, columns, named));
   const metricItems = listOf(members.get("metrics"), "metrics", maxMetrics);
   if (metricItems.length === 0) fail(CrudMessages.metricsMissing);
@@ -123,6 +120,33 @@ export function parseAggregateBody(
   return { ...query, after: decodeAggregateCursor(cursor, query, aggregateOrder(query), readValue) };
 }
 
+/** What the engine and the caller decide about an aggregate body. */
+export interface AggregateBodyOptions {
+  /** Whether the engine sums (and averages) a column of this type exactly (`Dialect.sumsExactly`); others answer 400. */
+  readonly sumsExactly: (type: ColumnType<unknown>) => boolean;
+  /** The columns `where` may name (default: `filterColumnsOf` the entity); a caller's narrower set where one applies. */
+  readonly filterColumns?: FilterColumns;
+  /** Whether the caller may read a column: one it may not answers like a column that is not aggregatable. */
+  readonly readable?: (column: ColumnMapping) => boolean;
+}
+
+/** The aggregate columns without those the caller may not read. */
+function readableColumns(columns: AggregateColumns, readable: ((column: ColumnMapping) => boolean) | undefined): AggregateColumns {
+  if (readable === undefined) return columns;
+  return {
+    uses: columns.uses,
+    groupNames: columns.groupNames,
+    find: (name) => {
+      const use = columns.find(name);
+      return use !== undefined && readable(use.column) ? use : undefined;
+    },
+    group: (name) => {
+      const group = columns.group(name);
+      return group !== undefined && readable(group.column) && (group.through === undefined || readable(group.through)) ? group : undefined;
+    },
+  };
+}
+
 /** A list property of the body (absent or null: empty), with at most `max` items (undefined: any number). */
 function listOf(value: unknown, name: string, max: number | undefined): unknown[] {
   if (value === undefined || value === null) return [];
@@ -139,7 +163,7 @@ function nameOf(value: unknown): string {
   return value;
 }
 
-function parseGroup(item: unknown, columns: ReturnType<typeof aggregateColumnsOf>, named: (name: string) => string): AggregateGroup {
+function parseGroup(item: unknown, columns: AggregateColumns, named: (name: string) => string): AggregateGroup {
   if (typeof item === "string") {
     const group = columns.group(item) ?? fail(CrudMessages.columnNotGroupable(item));
     return { name: named(group.wireName), column: group.column, through: group.through };
@@ -167,7 +191,7 @@ function parseGroup(item: unknown, columns: ReturnType<typeof aggregateColumnsOf
 
 function parseMetric(
   item: unknown,
-  columns: ReturnType<typeof aggregateColumnsOf>,
+  columns: AggregateColumns,
   named: (name: string) => string,
   sumsExactly: (type: ColumnType<unknown>) => boolean,
 ): AggregateMetric {

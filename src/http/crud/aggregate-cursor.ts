@@ -7,9 +7,7 @@ import { isDecimalText } from "../../values/decimal-text.js";
 import { encodeAggregateValue, isColumnType, metricValueOf } from "./aggregate-values.js";
 import { CrudMessages } from "./crud-messages.js";
 import type { FilterValueReader } from "./http-filter-body.js";
-import { maxCursorLength } from "./keyset-cursor.js";
-
-const cursorText = /^[A-Za-z0-9_-]+$/;
+import { cursorArrayOf } from "./keyset-cursor.js";
 
 /**
  * The cursor of an aggregate's next page (`nextCursor`, sent back as `after`): the order it was made for and the
@@ -32,16 +30,7 @@ export function decodeAggregateCursor(
   order: readonly AggregateOrderItem[],
   readValue: FilterValueReader,
 ): unknown[] {
-  if (typeof cursor !== "string" || cursor.length > maxCursorLength || !cursorText.test(cursor)) {
-    throw new InvalidInputError(CrudMessages.badAggregateCursor);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    throw new InvalidInputError(CrudMessages.badAggregateCursor);
-  }
-  if (!Array.isArray(parsed) || typeof parsed[0] !== "string") throw new InvalidInputError(CrudMessages.badAggregateCursor);
+  const parsed = cursorArrayOf(cursor, CrudMessages.badAggregateCursor);
   if (parsed[0] !== orderSignature(query, order) || parsed.length !== order.length + 1) {
     throw new InvalidInputError(CrudMessages.aggregateCursorOtherOrder);
   }

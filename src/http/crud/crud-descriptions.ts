@@ -7,12 +7,33 @@ import { addClassSchemaSource } from "../openapi/operation-decorator.js";
 import type { HttpOperationDescription, HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas, addFilterSchemas } from "./entity-schemas.js";
 import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-schemas.js";
+import { csvColumnsOf, csvMediaType, ndjsonMediaType } from "./stream-format.js";
+import { consistencyTokenHeader } from "./consistency-token.js";
 import { addAggregateSchemas } from "./aggregate-schemas.js";
 import type { PolicyCaller } from "../../policy/caller.js";
 import type { PolicyOperation } from "../../policy/policy-operation.js";
 import { audienceOf } from "./schema-audience.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** The consistency token a write answers, on a database with read replicas. */
+const consistencyTokenAnswer: Readonly<Record<string, JsonSchema>> = {
+  [consistencyTokenHeader]: {
+    description: "On a database with read replicas: send it back on later reads to read at least what this write committed.",
+    schema: { type: "string" },
+  },
+};
+
+/** The consistency token a read may send back. */
+const consistencyTokenParameter: JsonSchema = {
+  name: consistencyTokenHeader,
+  in: "header",
+  required: false,
+  description:
+    "A token a write answered: the read is served at least that new (by a replica that has replayed the write, or by the primary). Not a token of this server: 400.",
+  schema: { type: "string" },
+};
+const readParameters: readonly JsonSchema[] = [consistencyTokenParameter];
 
 /** An entity class named as a body in `@OpenApi` is its component schema; any other class is left to other sources. */
 addClassSchemaSource((bodyClass, schemas) =>
@@ -68,9 +89,23 @@ export function entityRouteDescriptions(
   // The generic reader and writer answer the entity's ETag when it has a version column.
   const etag = version !== undefined;
   const operations: Record<string, HttpOperationDescription> = {
-    selectAll: { tags, summary: `Every ${entity} up to the page ceiling.`, responseBody: page },
-    get: { tags, summary: `One ${entity}, with details.`, parameterNames: ["id"], responseBody: withDetails, etag },
-    find: { tags, summary: `One ${entity}, entity only.`, parameterNames: ["id"], responseBody: entityOnly, etag },
+    selectAll: { tags, summary: `Every ${entity} up to the page ceiling.`, responseBody: page, parameters: readParameters },
+    get: {
+      tags,
+      summary: `One ${entity}, with details.`,
+      parameterNames: ["id"],
+      responseBody: withDetails,
+      etag,
+      parameters: readParameters,
+    },
+    find: {
+      tags,
+      summary: `One ${entity}, entity only.`,
+      parameterNames: ["id"],
+      responseBody: entityOnly,
+      etag,
+      parameters: readParameters,
+    },
     metadata: {
       tags,
       summary: `The metadata of ${entity}.`,
@@ -79,14 +114,41 @@ export function entityRouteDescriptions(
     select: {
       tags,
       summary: `The ${entity} rows a filter selects (keyset pages with after and nextCursor).`,
+      description:
+        "With `Accept: application/x-ndjson` or `text/csv` every row the filter selects is streamed instead, with no page ceiling " +
+        "but the body's own `limit`. NDJSON has one data item a line; a failure after the first line ends the answer with the line " +
+        '`{"error": {"status", "message", "taskId"?}}`. CSV (RFC 4180) has a header row of the wire names; a failure cuts the body before its last chunk.',
       requestBody: schemaRef(filter),
       responseBody: schemaRef(`${entity}SelectPage`),
+      otherResponseBodies: {
+        [ndjsonMediaType]: {
+          type: "string",
+          description: `One ${entity} a line, as in the JSON page's data; a failure after the first line ends with an {"error": ...} line.`,
+          "x-tenon-line": schemaRef(presets.withRelations),
+        },
+        [csvMediaType]: {
+          type: "string",
+          description: `RFC 4180: a header row (${csvColumnsOf(mapping).join(",")}), then one row per ${entity}; null is an empty field, the empty text "".`,
+        },
+      },
+      parameters: readParameters,
     },
     aggregate: {
       tags,
       summary: `Groups, counts, sums, averages, minima and maxima of the ${entity} rows a where selects (keyset pages over groups).`,
+      description:
+        "With `Accept: application/x-ndjson` or `text/csv` every group is streamed instead, with no page ceiling but the body's own " +
+        '`limit`: NDJSON one group a line (a failure after the first line ends with an `{"error": ...}` line), CSV a header row of the ' +
+        "groups' and metrics' names (a failure cuts the body).",
       requestBody: schemaRef(aggregate.body),
       responseBody: schemaRef(aggregate.page),
+      otherResponseBodies: {
+        [ndjsonMediaType]: { type: "string", description: `One group a line, as in the JSON page's data.` },
+        [csvMediaType]: {
+          type: "string",
+          description: "RFC 4180: a header row of the groups' and metrics' names, then one row per group.",
+        },
+      },
     },
   };
   const feed = EntityMapping.of(entityClass).changeFeed !== undefined;
@@ -94,13 +156,25 @@ export function entityRouteDescriptions(
   if (write) {
     const current = version === undefined ? "" : ` (its ${jsonPropertyName(version)}, or the tag of If-Match, must be current)`;
     operations.createNew = { tags, summary: `A new ${entity} with its id, not inserted.`, responseBody: entityOnly };
-    operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: input, responseBody: withDetails };
-    operations.update = { tags, summary: `Updates one ${entity}${current}.`, requestBody: input, responseBody: withDetails, etag };
+    const responseHeaders = consistencyTokenAnswer;
+    operations.insert = { tags, summary: `Inserts one ${entity}.`, requestBody: input, responseBody: withDetails, responseHeaders };
+    operations.update = {
+      tags,
+      summary: `Updates one ${entity}${current}.`,
+      requestBody: input,
+      responseBody: withDetails,
+      etag,
+      responseHeaders,
+    };
     operations.bulk = {
       tags,
       summary: `Inserts, updates and deletes many ${entity} rows in one transaction, all or nothing.`,
       // An update or delete of a missing row fails its item with 404 (with the item's operation and index).
       answers: [HttpStatusCatalogue.notFound.status],
+      description:
+        "A body sent as `application/x-ndjson` is an import: one insert object a line, read as it arrives, written in batches in one " +
+        'transaction, all or nothing; it answers `{"imported": <rows>}`, and refused lines are listed in the error body\'s `lines`.',
+      responseHeaders,
       requestBody: {
         type: "object",
         additionalProperties: false,
@@ -110,14 +184,22 @@ export function entityRouteDescriptions(
           delete: { type: "array", items: schemaRef(addBulkDeleteSchema(mapping, schemas)) },
         },
       },
+      otherRequestBodies: {
+        [ndjsonMediaType]: { type: "string", description: `One ${entity} insert object a line.`, "x-tenon-line": input },
+      },
       responseBody: {
-        type: "object",
-        required: ["inserted", "updated", "deleted"],
-        properties: {
-          inserted: { type: "array", items: withDetails },
-          updated: { type: "array", items: withDetails },
-          deleted: { type: "array", items: { type: "integer", format: "int32" } },
-        },
+        oneOf: [
+          {
+            type: "object",
+            required: ["inserted", "updated", "deleted"],
+            properties: {
+              inserted: { type: "array", items: withDetails },
+              updated: { type: "array", items: withDetails },
+              deleted: { type: "array", items: { type: "integer", format: "int32" } },
+            },
+          },
+          { type: "object", required: ["imported"], properties: { imported: { type: "integer", minimum: 0 } } },
+        ],
       },
     };
     operations.patch = {
@@ -130,11 +212,13 @@ export function entityRouteDescriptions(
       requestMediaTypes: ["application/merge-patch+json", "application/json"],
       responseBody: withDetails,
       etag,
+      responseHeaders,
     };
     operations.delete = {
       tags,
       summary: `Deletes one ${entity}${current}.`,
       parameterNames: ["id", "version"],
+      responseHeaders,
       responseBody: {
         type: "object",
         required: ["id", "deleted"],

@@ -3,6 +3,7 @@ export const CrudMessages = {
   columnNotFilterable: (name: string): string =>
     `Column ${name} cannot be used in a filter: it is not a column of this entity, or it is marked as not filterable.`,
   filterNotObject: "The filter body must be a JSON object.",
+  invalidConsistencyToken: "The X-Consistency-Token header is not a consistency token of this server: send back one it answered.",
   unknownFilterProperty: (name: string): string =>
     `The filter body has an unknown property "${name}"; expected where, orderBy, start, limit, after and count.`,
   whereNotArray: "The filter property where must be an array.",
@@ -112,4 +113,9 @@ export const CrudMessages = {
   aggregateCursorOtherOrder:
     "The cursor in after was made for another aggregate or orderBy: send the body of the page that answered it, or start again without after.",
   ifMatchRequired: "This write needs an If-Match header with the entity tag the entity was read with.",
+  streamStopped: "The streamed answer was stopped before its end: the server is stopping, or its client went away.",
+  importLineTooLong: (line: number, max: number): string => `Line ${line} of the NDJSON body is longer than ${max} bytes.`,
+  importLineNotUtf8: (line: number): string => `Line ${line} of the NDJSON body is not UTF-8 text.`,
+  importLineNotJson: (line: number): string => `Line ${line} of the NDJSON body is not valid JSON.`,
+  streamedCount: 'A streamed answer (NDJSON or CSV) carries no count; leave count out, or set it to false or "none".',
 } as const;

@@ -9,10 +9,13 @@ import type { HttpContext } from "./http-context.js";
 import { type HttpAggregatePage, HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
-import { HttpIdempotencyKey } from "./idempotency.js";
+import { HashedBody, HttpIdempotencyKey } from "./idempotency.js";
+import { ndjsonLines } from "./ndjson-lines.js";
+import { isNdjson, ndjsonMediaType, recordFormatOf } from "./stream-format.js";
 import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import type { HttpUser } from "../exchange/http-user.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
+import { readConsistently, withConsistencyToken } from "./consistency-token.js";
 
 /**
  * The entity class a generic controller serves, read from an instance built without a request: the
@@ -27,7 +30,7 @@ import { sessionTenant } from "../../session/tenant-scope.js";
 import { requireGrant } from "../../session/policy-scope.js";
 import { requestPolicy } from "./policy-body.js";
 import { HttpError } from "../exchange/http-errors.js";
-import { HttpStatus } from "../exchange/http-messages.js";
+import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
 import {
   answerChangeStream,
   type ChangeStreamSettings,
@@ -36,6 +39,12 @@ import {
   defaultChangeStreamSettings,
   lastEventIdOf,
 } from "./change-stream.js";
+
+/** What `bulk` resolves with after an import, whose answer it wrote to the response: never sent. */
+const importedBulk: HttpEntityBulkResult = Object.freeze({ inserted: [], updated: [], deleted: [] });
+
+/** What `select` and `aggregate` resolve with when their answer is streamed: never sent (the response streams). */
+const streamedPage: HttpSelectPage & HttpAggregatePage = Object.freeze({ data: [] });
 
 /**
  * A controller that serves one entity class read-only: the GET routes and select (docs/crud.md),
@@ -80,21 +89,39 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     return new HttpEntityReader(this.entityClass, this.httpContext, this.filterParameters);
   }
 
+  /**
+   * Whether the reads of a read route (`selectAll`, `get`, `find`, `select`) may go to read replicas, on a
+   * database that has them: true or false decide for the route, undefined (the default) leaves it to the
+   * session's `replicaReads`, then the database's. Override to choose per route.
+   */
+  protected replicaReadsOf(_route: "selectAll" | "get" | "find" | "select"): boolean | undefined {
+    return undefined;
+  }
+
+  /** Before a read route: on a database with read replicas, the request's consistency token and the route's replica reads. */
+  #prepareReads(route: "selectAll" | "get" | "find" | "select"): void {
+    const context = this.httpContext;
+    if (context.database.readRouting !== undefined) readConsistently(this.request, context, this.replicaReadsOf(route));
+  }
+
   /** GET {base}: every row up to the page ceiling, `{count, data}`. */
   @Get()
   selectAll(): Promise<HttpEntityPage> {
+    this.#prepareReads("selectAll");
     return this.createReader().selectAll();
   }
 
   /** GET {base}/{id}: the entity with details, with its `ETag`; 304 when `If-None-Match` holds. */
   @Get("?")
   get(id: number): Promise<unknown> {
+    this.#prepareReads("get");
     return this.createReader().get(id, undefined, { request: this.request, response: this.response });
   }
 
   /** GET {base}/find/{id}: the entity only, with its `ETag`; 304 when `If-None-Match` holds. */
   @Get("find/?")
   find(id: number): Promise<unknown> {
+    this.#prepareReads("find");
     return this.createReader().find(id, undefined, { request: this.request, response: this.response });
   }
 
@@ -133,19 +160,35 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     });
   }
 
-  /** POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see docs/crud.md). */
+  /**
+   * POST {base}/select: the rows the filter body selects, `{count, data, nextCursor?}` (keyset pages: see
+   * docs/crud.md). A request whose `Accept` prefers `application/x-ndjson` or `text/csv` gets every row the body
+   * selects streamed instead (`HttpEntityReader.stream`): the promise then resolves with an empty page that is
+   * not sent, the answer being the response's stream.
+   */
   @Post("select")
   select(): Promise<HttpSelectPage> {
-    return this.createReader().select(this.request.jsonContent);
+    this.#prepareReads("select");
+    const format = recordFormatOf(this.request);
+    if (format === undefined) return this.createReader().select(this.request.jsonContent);
+    return this.createReader()
+      .stream(this.request.jsonContent, format, this.response)
+      .then(() => streamedPage);
   }
 
   /**
    * POST {base}/aggregate: the groups an aggregate body asks for, `{data, nextCursor?}` (docs/crud.md
-   * "Aggregates"). Guarded by the areas of select, unless an override gives it its own.
+   * "Aggregates"). Guarded by the areas of select, unless an override gives it its own. A request whose `Accept`
+   * prefers `application/x-ndjson` or `text/csv` gets every group streamed instead
+   * (`HttpEntityReader.streamAggregate`); the promise then resolves with an empty page that is not sent.
    */
   @Post("aggregate", { areasOf: ["select"] })
   aggregate(): Promise<HttpAggregatePage> {
-    return this.createReader().aggregate(this.request.jsonContent);
+    const format = recordFormatOf(this.request);
+    if (format === undefined) return this.createReader().aggregate(this.request.jsonContent);
+    return this.createReader()
+      .streamAggregate(this.request.jsonContent, format, this.response)
+      .then(() => streamedPage);
   }
 }
 
@@ -173,7 +216,8 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * | DELETE {base}/? | delete (with If-Match) |
  *
  * PUT, PATCH and DELETE accept `If-Match` in place of the version (412 when it does not match the stored
- * entity); `requireIfMatch` makes it compulsory (428 without it).
+ * entity); `requireIfMatch` makes it compulsory (428 without it). On a database with read replicas every write
+ * route answers `X-Consistency-Token`, and the read routes honour one sent back.
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
   /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping (and its policy, for a role). */
@@ -213,31 +257,53 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
     return this.createWriter().createNew();
   }
 
+  /** A write's answer, with the session's consistency token on a database with read replicas. */
+  #written<R>(answer: Promise<R>): Promise<R> {
+    const context = this.httpContext;
+    return context.database.readRouting === undefined ? answer : withConsistencyToken(answer, context, this.response);
+  }
+
   /** POST {base}: inserts the entity of the body and answers it; once per `Idempotency-Key` when one is sent. */
   @Post()
   insert(): Promise<unknown> {
     const writer = this.createWriter();
     const key = HttpIdempotencyKey.of(this.request);
-    if (key === undefined) return writer.insert(this.request.jsonContent);
-    return writer.once(key, () => writer.insert(this.request.jsonContent));
+    if (key === undefined) return this.#written(writer.insert(this.request.jsonContent));
+    return this.#written(writer.once(key, () => writer.insert(this.request.jsonContent)));
   }
 
   /**
    * POST {base}/bulk: inserts, updates and deletes the items of the body in one transaction
-   * (`HttpEntityWriter.bulk`); once per `Idempotency-Key` when one is sent.
+   * (`HttpEntityWriter.bulk`); once per `Idempotency-Key` when one is sent. A body sent as
+   * `application/x-ndjson` is an import instead, one insert a line, read as it arrives
+   * (`HttpEntityWriter.import`): its answer `{"imported": <rows>}` is written to the response, and the promise
+   * resolves with an empty bulk result that is not sent.
    */
-  @Post("bulk", { areasOf: ["insert", "update", "delete"] })
+  @Post("bulk", { areasOf: ["insert", "update", "delete"], streamedBody: [ndjsonMediaType] })
   bulk(): Promise<HttpEntityBulkResult> {
+    if (isNdjson(this.request.contentType)) return this.#import();
     const writer = this.createWriter();
     const key = HttpIdempotencyKey.of(this.request);
-    if (key === undefined) return writer.bulk(this.request.jsonContent);
-    return writer.once(key, () => writer.bulk(this.request.jsonContent));
+    if (key === undefined) return this.#written(writer.bulk(this.request.jsonContent));
+    return this.#written(writer.once(key, () => writer.bulk(this.request.jsonContent)));
+  }
+
+  /** The NDJSON import of `bulk`: the answer written to the response, once per `Idempotency-Key` when one is sent. */
+  async #import(): Promise<HttpEntityBulkResult> {
+    const writer = this.createWriter();
+    const key = HttpIdempotencyKey.of(this.request);
+    const body = new HashedBody(this.request.bodyStream ?? [this.request.body]);
+    const lines = ndjsonLines(body, writer.maxImportLineBytes);
+    const result = key === undefined ? await writer.import(lines) : await writer.onceStreamed(key, body, () => writer.import(lines));
+    this.response.contentType = HttpDefaults.jsonContentType;
+    this.response.content = JSON.stringify(result);
+    return importedBulk;
   }
 
   /** PUT {base}: updates the entity of the body and answers it, reloaded. */
   @Put()
   update(): Promise<unknown> {
-    return this.#conditionalWriter().update(this.request.jsonContent);
+    return this.#written(this.#conditionalWriter().update(this.request.jsonContent));
   }
 
   /**
@@ -247,7 +313,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   @Patch("?", { areasOf: ["update"] })
   patch(id: number): Promise<unknown> {
     const body = this.request.jsonContent;
-    return this.#conditionalWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body);
+    return this.#written(this.#conditionalWriter().patch(isMergeObject(body) ? withAddressId(this.entityClass, body, id) : body));
   }
 
   /**
@@ -258,7 +324,7 @@ export abstract class HttpEntityController<C, T extends object> extends HttpEnti
   @Delete("?/?")
   @Delete("?")
   delete(id: number, version?: number): Promise<HttpEntityDeleted> {
-    return this.#conditionalWriter().delete(id, version);
+    return this.#written(this.#conditionalWriter().delete(id, version));
   }
 }
 

@@ -4,7 +4,9 @@ import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { decodeColumnJson } from "../../json/column-json.js";
 import { HttpNotFoundError } from "../exchange/http-errors.js";
 import { filterColumnsFor } from "./filter-columns.js";
-import { requestPolicy } from "./policy-body.js";
+import { aggregateReadable, requestPolicy } from "./policy-body.js";
+import type { FilterColumns } from "./http-filter-body.js";
+import type { ColumnMapping } from "../../mapping/entity-mapping.js";
 import { effectiveLimit, parseSelectBody } from "./http-filter-body.js";
 import { encodeCursor } from "./keyset-cursor.js";
 import type { Condition, OrderByItem } from "../../filter/condition.js";
@@ -23,6 +25,9 @@ import { parseAggregateBody } from "./aggregate-body.js";
 import { encodeAggregateCursor } from "./aggregate-cursor.js";
 import { encodeAggregateRow } from "./aggregate-values.js";
 import { CrudMessages } from "./crud-messages.js";
+import type { EntityCursor } from "../../session/entity-cursor.js";
+import { answerRecordStream, type HttpRecord, type HttpRecordSource } from "./record-stream.js";
+import { csvColumnsOf, type HttpRecordFormat } from "./stream-format.js";
 
 /**
  * The exchange of a conditional read: the request whose `If-None-Match` is compared and the response that
@@ -86,6 +91,8 @@ export class HttpEntityReader<T extends object> {
   onAddEntityFilter: ((filter: Filter) => void | Promise<void>) | undefined = undefined;
   /** Called on each entity before it is serialized. */
   onBeforeSerializeEntity: ((entity: T) => void | Promise<void>) | undefined = undefined;
+  /** The entities a streamed answer (`stream`) reads and sends at a time (default 500). */
+  streamBatchSize = 500;
   readonly #mapping: EntityMapping<T>;
 
   /** @param entityClass the entity. @param context the request's session. @param filterParameters the filter limits. */
@@ -148,14 +155,10 @@ export class HttpEntityReader<T extends object> {
    */
   async aggregate(body: unknown): Promise<HttpAggregatePage> {
     const dialect = this.context.database.dialect;
-    const query = parseAggregateBody(
-      body,
-      this.#mapping,
-      decodeColumnJson,
-      this.filterParameters,
-      (type) => dialect.sumsExactly(type),
-      this.context,
-    );
+    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.filterParameters, {
+      sumsExactly: (type) => dialect.sumsExactly(type),
+      ...this.#aggregateAudience(),
+    });
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
     const result = await this.context.selectAggregate(this.entityClass, query);
     const max = this.filterParameters.effectiveMaxGroups;
@@ -163,6 +166,99 @@ export class HttpEntityReader<T extends object> {
     const data = result.rows.map((row) => encodeAggregateRow(query, row));
     if (result.next === undefined) return { data };
     return { data, nextCursor: encodeAggregateCursor(query, aggregateOrder(query), result.next) };
+  }
+
+  /**
+   * Answers the rows a filter body selects as a stream (docs/crud.md "Streamed answers"): NDJSON, one entity a
+   * line as `select` writes its data items (`config`, default withRelations), or CSV, a header row of the
+   * entity's JSON members (scalars and `<name>Id`, as `entityOnly` writes them) and a row per entity. The body's
+   * rules are select's, with no page ceiling: `limit` is the caller's own (absent: every row); `start` and
+   * `after` start where they say; `count: true` is a 400. `onAddEntityFilter` and `onBeforeSerializeEntity` run
+   * as for select. The rows are read from a cursor in batches of `batchSize`, each serialized and sent when the
+   * client has taken the one before. A bad body, or a failure before the first row, is answered as usual.
+   */
+  async stream(
+    body: unknown,
+    format: HttpRecordFormat,
+    response: HttpResponse,
+    config: JsonSerializerConfig = format === "csv" ? JsonSerializerConfig.entityOnly : JsonSerializerConfig.withRelations,
+  ): Promise<void> {
+    const policy = requestPolicy(this.context, this.#mapping);
+    const read = parseSelectBody(body, filterColumnsFor(this.#mapping, policy), decodeColumnJson, this.#streamParameters());
+    if (read.count === true) throw new InvalidInputError(CrudMessages.streamedCount);
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(read.filter);
+    const cursor = await this.context.openCursor(this.entityClass, read.filter, { batchSize: this.streamBatchSize });
+    // A CSV's header names only the members the caller reads (a member it reads on some rows is an empty cell on the others).
+    const header = format === "csv" ? csvColumnsOf(this.#mapping, policy?.hiddenList) : [];
+    await answerRecordStream(response, format, this.#recordsOf(cursor, config, header));
+  }
+
+  /** The records of a cursor's entities, serialized a batch at a time; the session forgets each batch once it is sent. */
+  #recordsOf(cursor: EntityCursor<T>, config: JsonSerializerConfig, columns: readonly string[]): HttpRecordSource {
+    return {
+      columns,
+      next: async (): Promise<readonly HttpRecord[]> => {
+        const entities = await cursor.read();
+        if (this.onBeforeSerializeEntity !== undefined) for (const entity of entities) await this.onBeforeSerializeEntity(entity);
+        const records = await this.context.toJson(entities, config);
+        // References the batch loaded (a company per employee) are not kept for the next one.
+        this.context.clear();
+        return records;
+      },
+      close: () => cursor.close(),
+    };
+  }
+
+  /**
+   * Answers the groups an aggregate body asks for as a stream (docs/crud.md "Streamed answers"): NDJSON, one
+   * group a line as `aggregate` writes its data items, or CSV, a header row of the groups' and metrics' names and a
+   * row per group. The body's rules are `aggregate`'s, with no page ceiling: `limit` is the caller's own (absent:
+   * every group); more groups than `maxGroups` is the same 400, answered before anything is streamed. The groups
+   * are read from a cursor, `streamBatchSize` at a time.
+   */
+  async streamAggregate(body: unknown, format: HttpRecordFormat, response: HttpResponse): Promise<void> {
+    const dialect = this.context.database.dialect;
+    const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.#streamParameters(), {
+      sumsExactly: (type) => dialect.sumsExactly(type),
+      ...this.#aggregateAudience(),
+    });
+    if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
+    const cursor = await this.context.openAggregateCursor(this.entityClass, query, { batchSize: this.streamBatchSize });
+    const max = this.filterParameters.effectiveMaxGroups;
+    await answerRecordStream(response, format, {
+      columns: [...query.groups.map((group) => group.name), ...query.metrics.map((metric) => metric.name)],
+      next: async () => {
+        const rows = await cursor.read();
+        const groups = cursor.groupCount ?? 0;
+        // Read with the first batch, before anything is sent: the 400 of the JSON route.
+        if (max !== undefined && groups > max) throw new InvalidInputError(CrudMessages.tooManyGroups(groups, max));
+        return rows.map((row) => encodeAggregateRow(query, row));
+      },
+      close: () => cursor.close(),
+    });
+  }
+
+  /**
+   * What an aggregate body of a governed entity may name for the request's caller: the filter columns it reads on
+   * every row, and the columns (of the entity and of the entities it refers to) its policies let it group and
+   * measure (`aggregateReadable`); nothing for an entity without a policy.
+   */
+  #aggregateAudience(): { filterColumns?: FilterColumns; readable?: (column: ColumnMapping) => boolean } {
+    const readable = aggregateReadable(this.#mapping, this.context);
+    if (readable === undefined) return {};
+    return { filterColumns: filterColumnsFor(this.#mapping, requestPolicy(this.context, this.#mapping)), readable };
+  }
+
+  /** The filter limits of a streamed answer: the reader's, without a page ceiling. */
+  #streamParameters(): HttpFilterParameters {
+    const parameters = this.filterParameters;
+    return new HttpFilterParameters({
+      maxLimit: -1,
+      maxWhereConditions: parameters.maxWhereConditions,
+      maxOrderByColumns: parameters.maxOrderByColumns,
+      maxGroups: parameters.maxGroups,
+      includeDeleted: parameters.includeDeleted,
+    });
   }
 
   /** The entity's metadata (`{entity, primaryKey, versionColumn?, properties}`). */

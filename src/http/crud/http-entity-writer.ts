@@ -16,7 +16,9 @@ import { Lazy } from "../../mapping/lazy.js";
 import type { RetryOption } from "../../session/retry-policy.js";
 import { HttpBulkItemError, HttpError, HttpNotFoundError } from "../exchange/http-errors.js";
 import { type HttpBulkOperation, readBulkBody } from "./bulk-body.js";
-import { type HttpIdempotencyKey, runOnce } from "./idempotency.js";
+import { type HashedBody, type HttpIdempotencyKey, runOnce, runOnceStreamed } from "./idempotency.js";
+import { type HttpEntityImportResult, importLines } from "./ndjson-import.js";
+import type { NdjsonLine } from "./ndjson-lines.js";
 import { CrudMessages } from "./crud-messages.js";
 import { isMergeObject, jsonKeyOf, mergePatch } from "./merge-patch.js";
 import type { HttpContext } from "./http-context.js";
@@ -87,6 +89,12 @@ export class HttpEntityWriter<T extends object> {
   maxBulkItems: number = HttpDefaults.maxBulkItems;
   /** How long an idempotency key is remembered after its write (`once`), in seconds (default one day). */
   idempotencyWindowSeconds: number = HttpDefaults.idempotencyWindowSeconds;
+  /** The lines of an NDJSON import inserted at a time, one batched insert each (default 1,000). */
+  importBatchSize = 1000;
+  /** The refused lines an import reports at most; reading stops at this many (default 100). */
+  maxImportRefusedLines = 100;
+  /** The longest line of an NDJSON import, in bytes (default 1,048,576); a longer one is refused and ends the reading. */
+  maxImportLineBytes: number = HttpDefaults.maxRequestContentLength;
   /**
    * The request's `If-Match` header (set by the controller): update, patch and delete then take the version
    * from its entity tag (400 when the body or address names another version), and a stale version or an
@@ -99,10 +107,14 @@ export class HttpEntityWriter<T extends object> {
   response: HttpResponse | undefined = undefined;
   readonly #mapping: EntityMapping<T>;
 
-  /** @param entityClass the entity. @param context the request's session. */
+  /**
+   * @param entityClass the entity. @param context the request's session, whose reads go to the primary from
+   * now on (on a database with read replicas: a write's reads, such as a patch's, must see the latest row).
+   */
   constructor(entityClass: EntityClass<T>, context: HttpContext) {
     this.entityClass = entityClass;
     this.context = context;
+    context.replicaReads = false;
     this.#mapping = EntityMapping.of(entityClass);
   }
 
@@ -534,6 +546,42 @@ export class HttpEntityWriter<T extends object> {
       cause instanceof PolicyRefusedError ||
       cause instanceof EntityNotFoundError;
     return clientError ? new HttpBulkItemError(at.operation, at.index, cause) : error;
+  }
+
+  /**
+   * Inserts one entity per line of an NDJSON body (docs/crud.md "NDJSON import"), in one transaction, all or
+   * nothing: the lines are read as they arrive and inserted `importBatchSize` at a time through the bulk path
+   * (every writer and entity event, validation, batched INSERTs), each batch let go once written, so that an
+   * import of any size holds one batch. A line that is not JSON, does not convert, or whose insert fails
+   * writes nothing: the import answers `HttpImportRefusedError` listing the refused lines (up to
+   * `maxImportRefusedLines`). Answers `{"imported": <rows>}`. Never retried: the body cannot be read twice.
+   */
+  import(lines: AsyncIterable<NdjsonLine>): Promise<HttpEntityImportResult> {
+    return importLines(lines, {
+      context: this.context,
+      entityClass: this.entityClass,
+      batchSize: Math.max(1, Math.trunc(this.importBatchSize)),
+      maxRefusedLines: Math.max(1, Math.trunc(this.maxImportRefusedLines)),
+      insertBatch: async (entities) => {
+        const at: BulkPosition = { operation: "insert", index: 0 };
+        try {
+          await this.context.setSequenceIds(entities);
+          await this.#bulkWrite(entities, at);
+          await this.#bulkAfter(entities, at, this.onAfterInsert, undefined);
+        } catch (error) {
+          throw await this.#bulkFailure(error, at, []);
+        }
+      },
+    });
+  }
+
+  /**
+   * `once` for a write whose body is streamed (an NDJSON import): the body's hash, which the key compares, is
+   * taken as `body` is read (see `runOnceStreamed`); a retried upload with the same key and bytes writes
+   * nothing and answers the first answer.
+   */
+  onceStreamed<R>(key: HttpIdempotencyKey, body: HashedBody, work: () => Promise<R>): Promise<R> {
+    return runOnceStreamed(this.context, key, this.idempotencyWindowSeconds, body, work);
   }
 
   /**

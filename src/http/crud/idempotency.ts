@@ -64,31 +64,120 @@ class KeyTaken extends Error {}
  * once it commits) answers the stored answer again, without a second write; with another body, 422. A write
  * that fails rolls its claim back with it, so the key can be retried. After `windowSeconds` a key is free again.
  */
-export async function runOnce<R>(
+export function runOnce<R>(
   context: HttpContext,
   key: HttpIdempotencyKey,
   windowSeconds: number,
   retry: RetryOption,
   work: () => Promise<R>,
 ): Promise<R> {
+  return once(context, key, windowSeconds, retry, work, undefined);
+}
+
+/** Frees the key when its window has passed, then claims it: false when it is taken (waiting for a claim in progress to commit). */
+async function claim(context: HttpContext, keyHash: string, requestHash: string, windowSeconds: number): Promise<boolean> {
+  const statements = idempotencyStatementsOf(context.database.dialect);
+  const now = Date.now();
+  await context.execute(statements.release, { keyHash, now });
+  try {
+    return (await context.execute(statements.claim, { keyHash, requestHash, expiresAt: now + windowSeconds * 1000 })) > 0;
+  } catch (error) {
+    if (!(error instanceof UniqueViolationError)) throw error;
+    return false;
+  }
+}
+
+/** The answer stored for a taken key: 409 while its write is in progress, 422 for another body, else the answer. */
+async function storedAnswer<R>(context: HttpContext, keyHash: string, requestHash: string): Promise<R> {
+  const rows = await context.query(idempotencyStatementsOf(context.database.dialect).read, { keyHash });
+  if (rows.length === 0 || Number(rows[0][1]) === 0) throw new HttpError(HttpStatus.conflict, CrudMessages.idempotencyKeyInProgress);
+  if (rows[0][0] !== requestHash) throw new HttpError(HttpStatus.unprocessableEntity, CrudMessages.idempotencyKeyReused);
+  return JSON.parse(String(rows[0][2])) as R;
+}
+
+/**
+ * A request body read as it arrives, hashed as it goes (SHA-256), so that a streamed body, never held whole,
+ * still has the hash an idempotency key compares: `digest` reads what is left and answers it. Breaking out of
+ * an iteration leaves the rest unread, for `digest` to read.
+ */
+export class HashedBody implements AsyncIterable<Buffer> {
+  readonly #hash = createHash("sha256");
+  readonly #source: AsyncIterator<Buffer | Uint8Array>;
+  #done = false;
+
+  /** @param source the body's chunks, as they arrive or already read. */
+  constructor(source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer | Uint8Array>) {
+    if (Symbol.asyncIterator in source) this.#source = source[Symbol.asyncIterator]();
+    else {
+      const chunks = source[Symbol.iterator]();
+      this.#source = { next: () => Promise.resolve(chunks.next()) };
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    // No `return`: a loop that stops early leaves the source open for `digest`.
+    return { next: () => this.#next() };
+  }
+
+  /** Reads the rest of the body and answers the hash (hex) of all of it. */
+  async digest(): Promise<string> {
+    while (!this.#done) await this.#next();
+    return this.#hash.digest("hex");
+  }
+
+  async #next(): Promise<IteratorResult<Buffer>> {
+    if (this.#done) return { done: true, value: undefined };
+    const next = await this.#source.next();
+    if (next.done === true) {
+      this.#done = true;
+      return { done: true, value: undefined };
+    }
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    this.#hash.update(chunk);
+    return { done: false, value: chunk };
+  }
+}
+
+/**
+ * `runOnce` for a write whose body is read as a stream (an NDJSON import): the key is claimed before the body
+ * is read, the write reads it, and the body's hash, known only at its end (`body.digest()`), is stored with the
+ * answer. A key already taken reads the body to its end to hash it, then answers the stored answer (the same
+ * body) or 422 (another one). The write is never retried (its body cannot be read twice): a transient failure
+ * answers 503, and the client sends it again with the same key.
+ */
+export function runOnceStreamed<R>(
+  context: HttpContext,
+  key: HttpIdempotencyKey,
+  windowSeconds: number,
+  body: HashedBody,
+  work: () => Promise<R>,
+): Promise<R> {
+  return once(context, key, windowSeconds, false, work, body);
+}
+
+/** `runOnce` and `runOnceStreamed`: the body's hash is the key's (`body` undefined) or taken from the streamed body. */
+async function once<R>(
+  context: HttpContext,
+  key: HttpIdempotencyKey,
+  windowSeconds: number,
+  retry: RetryOption,
+  work: () => Promise<R>,
+  body: HashedBody | undefined,
+): Promise<R> {
   const statements = idempotencyStatementsOf(context.database.dialect);
   const keyHash = key.keyHash;
   try {
     return await context.transaction(
       async () => {
-        const now = Date.now();
-        await context.execute(statements.release, { keyHash, now });
-        let claimed: boolean;
-        try {
-          claimed =
-            (await context.execute(statements.claim, { keyHash, requestHash: key.requestHash, expiresAt: now + windowSeconds * 1000 })) > 0;
-        } catch (error) {
-          if (!(error instanceof UniqueViolationError)) throw error;
-          claimed = false;
-        }
-        if (!claimed) throw new KeyTaken();
+        // A streamed body's hash is known only at its end: its claim holds none until the answer is stored.
+        if (!(await claim(context, keyHash, body === undefined ? key.requestHash : "", windowSeconds))) throw new KeyTaken();
         const answer = await work();
-        await context.execute(statements.complete, { status: HttpStatus.ok, answer: JSON.stringify(answer) ?? "null", keyHash });
+        const stored = JSON.stringify(answer) ?? "null";
+        if (body === undefined) await context.execute(statements.complete, { status: HttpStatus.ok, answer: stored, keyHash });
+        else {
+          const requestHash = await body.digest();
+          await context.execute(statements.completeWithRequest, { status: HttpStatus.ok, answer: stored, requestHash, keyHash });
+        }
         return answer;
       },
       { retry },
@@ -96,10 +185,7 @@ export async function runOnce<R>(
   } catch (error) {
     if (!(error instanceof KeyTaken)) throw error;
   }
-  const rows = await context.query(statements.read, { keyHash });
-  if (rows.length === 0 || Number(rows[0][1]) === 0) throw new HttpError(HttpStatus.conflict, CrudMessages.idempotencyKeyInProgress);
-  if (rows[0][0] !== key.requestHash) throw new HttpError(HttpStatus.unprocessableEntity, CrudMessages.idempotencyKeyReused);
-  return JSON.parse(String(rows[0][2])) as R;
+  return storedAnswer<R>(context, keyHash, body === undefined ? key.requestHash : await body.digest());
 }
 
 /**

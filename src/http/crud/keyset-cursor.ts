@@ -28,16 +28,7 @@ export function encodeCursor(order: readonly OrderByItem[], entity: object): str
 
 /** The order values a cursor carries, converted to the order columns' types; `InvalidInputError` (400) otherwise. */
 export function decodeCursor(cursor: unknown, order: readonly OrderByItem[], readValue: FilterValueReader): unknown[] {
-  if (typeof cursor !== "string" || cursor.length > maxCursorLength || !cursorText.test(cursor)) {
-    throw new InvalidInputError(CrudMessages.badCursor);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    throw new InvalidInputError(CrudMessages.badCursor);
-  }
-  if (!Array.isArray(parsed) || typeof parsed[0] !== "string") throw new InvalidInputError(CrudMessages.badCursor);
+  const parsed = cursorArrayOf(cursor, CrudMessages.badCursor);
   if (parsed[0] !== orderSignature(order) || parsed.length !== order.length + 1) throw new InvalidInputError(CrudMessages.cursorOtherOrder);
   return order.map(({ column }, index) => {
     const value = parsed[index + 1];
@@ -50,6 +41,22 @@ export function decodeCursor(cursor: unknown, order: readonly OrderByItem[], rea
       throw error;
     }
   });
+}
+
+/**
+ * The JSON array a cursor's text holds, its first item a string (the order it was made for): a string of at most
+ * `maxCursorLength` base64url characters; `InvalidInputError` with `message` (400) for anything else.
+ */
+export function cursorArrayOf(cursor: unknown, message: string): [string, ...unknown[]] {
+  if (typeof cursor !== "string" || cursor.length > maxCursorLength || !cursorText.test(cursor)) throw new InvalidInputError(message);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw new InvalidInputError(message);
+  }
+  if (!Array.isArray(parsed) || typeof parsed[0] !== "string") throw new InvalidInputError(message);
+  return parsed as [string, ...unknown[]];
 }
 
 /** The order a cursor was made for, by wire names: `name+,id+` (DESC is `-`). */

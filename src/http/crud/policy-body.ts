@@ -82,35 +82,47 @@ export function keptByPolicy(policy: CallerPolicy, body: unknown, stored: object
 }
 
 /**
- * The columns an aggregate body may name for the request's caller: those of `aggregateColumnsOf` that the caller
- * reads on every row (a policy's hidden member answers as a column that may not be grouped or measured), and a
- * referenced entity's column only when the caller reads every row of that entity and the column on each (the join
- * reads the referenced rows without their policy, so a group could otherwise name a row the caller cannot read).
+ * Whether the request's caller may name a column in an aggregate body, or undefined when no policy applies (the
+ * entity and the entities it refers to have none): a column of the entity that the caller reads on every row; a
+ * referenced entity's column (`company.name`) only when the caller reads every row of that entity and the column on
+ * each, since the join reads the referenced rows without their policy and a group could otherwise name a row the
+ * caller cannot read.
+ */
+export function aggregateReadable(mapping: EntityMapping, policies: PolicyLookup): ((column: ColumnMapping) => boolean) | undefined {
+  const own = mapping.hasPolicy ? policies.callerPolicy(mapping) : undefined;
+  const referenced = new Map<ColumnMapping, boolean>();
+  for (const column of mapping.columns) {
+    const target = column.type.kind === "lazy" ? column.type.target?.() : undefined;
+    if (target === undefined) continue;
+    const targetMapping = EntityMapping.of(target);
+    const targetPolicy = targetMapping.hasPolicy ? policies.callerPolicy(targetMapping) : undefined;
+    if (targetPolicy === undefined) continue;
+    const everyRow = targetPolicy.rows("read") === undefined;
+    for (const each of targetMapping.ownColumns) referenced.set(each, everyRow && targetPolicy.readsAlways(each));
+  }
+  if (own === undefined && referenced.size === 0) return undefined;
+  return (column) => referenced.get(column) ?? (own === undefined || own.readsAlways(column));
+}
+
+/**
+ * The columns an aggregate body may name for a caller (`aggregateReadable`), `uses` and `groupNames` included: what a
+ * role's OpenAPI document lists.
  */
 export function aggregateColumnsFor(mapping: EntityMapping, policies: PolicyLookup | undefined): AggregateColumns {
   const columns = aggregateColumnsOf(mapping);
-  if (policies === undefined) return columns;
-  const policy = mapping.hasPolicy ? policies.callerPolicy(mapping) : undefined;
-  const reads = (column: ColumnMapping): boolean => policy === undefined || policy.readsAlways(column);
-  const referenced = (group: AggregateGroupColumn): boolean => {
-    const target = group.through?.type.target?.();
-    if (target === undefined) return true;
-    const targetMapping = EntityMapping.of(target);
-    const targetPolicy = targetMapping.hasPolicy ? policies.callerPolicy(targetMapping) : undefined;
-    return targetPolicy === undefined || (targetPolicy.rows("read") === undefined && targetPolicy.readsAlways(group.column));
-  };
+  const readable = policies === undefined ? undefined : aggregateReadable(mapping, policies);
+  if (readable === undefined) return columns;
   const group = (name: string): AggregateGroupColumn | undefined => {
     const found = columns.group(name);
-    if (found === undefined) return undefined;
-    if (found.through === undefined ? !reads(found.column) : !reads(found.through) || !referenced(found)) return undefined;
+    if (found === undefined || !readable(found.column) || (found.through !== undefined && !readable(found.through))) return undefined;
     return found;
   };
   return {
-    uses: columns.uses.filter((use) => reads(use.column)),
+    uses: columns.uses.filter((use) => readable(use.column)),
     groupNames: columns.groupNames.filter((name) => group(name) !== undefined),
     find: (name) => {
       const use = columns.find(name);
-      return use !== undefined && reads(use.column) ? use : undefined;
+      return use !== undefined && readable(use.column) ? use : undefined;
     },
     group,
   };

@@ -118,3 +118,40 @@ export class HttpBulkItemError extends TenonError {
     this.index = index;
   }
 }
+
+/** One refused line of an import as its answer shows it (`HttpImportRefusedError`): its number, the member at fault when one is, and why. */
+export interface HttpImportLineError {
+  /** The line's number in the body, from 1. */
+  readonly line: number;
+  /** The wire name of the member at fault, when the failure is one member's. */
+  readonly member?: string;
+  /** What is wrong, as the line's own write would have said it. */
+  readonly message: string;
+}
+
+/** A refused line of an import and what its write raised. */
+export interface HttpRefusedLine {
+  /** The line's number in the body, from 1. */
+  readonly line: number;
+  /** What reading or writing the line raised (an `InvalidInputError`, a `ValidationError`, a 4xx `HttpError` ...). */
+  readonly cause: unknown;
+}
+
+/**
+ * An import that wrote nothing because some of its lines were refused. Answered with the status the first
+ * refused line's own write would have had (400 unreadable, 409 a taken id, 422 a validation failure ...) and
+ * the body `{"status", "message", "lines": [{"line", "member"?, "message"}]}`, one entry per failure (a line
+ * with two invalid members has two).
+ */
+export class HttpImportRefusedError extends TenonError {
+  /** The refused lines, in the order they were found. */
+  readonly refused: readonly HttpRefusedLine[];
+  /** Whether reading stopped before the body's end, so that more lines may be bad. */
+  readonly more: boolean;
+  /** @param refused the refused lines. @param more whether more lines may be bad. */
+  constructor(refused: readonly HttpRefusedLine[], more: boolean) {
+    super(HttpMessages.importRefused(refused.length, more));
+    this.refused = refused;
+    this.more = more;
+  }
+}

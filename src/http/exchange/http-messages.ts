@@ -40,11 +40,13 @@ export const HttpDefaults = {
   /** How long an `Idempotency-Key` of the generic writer is remembered (`HttpEntityWriter.idempotencyWindowSeconds`). */
   idempotencyWindowSeconds: 86400,
   maxRequestContentLength: 1048576,
+  /** The largest body of a route that reads its body as a stream (an NDJSON import): 1 GiB. */
+  maxStreamedContentLength: 1073741824,
   corsMaxAge: 600,
   corsAllowMethods: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
   corsAlwaysAllowedHeaders: "Content-Type, Authorization",
   /** The response headers a browser lets a cross-origin script read besides the CORS-safelisted ones. */
-  corsExposeHeaders: "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy",
+  corsExposeHeaders: "ETag, Retry-After, X-Request-Id, RateLimit, RateLimit-Policy, X-Consistency-Token",
   /** How long the request line and headers may take to arrive, from the connection's first byte (ms). */
   headersTimeoutMs: 10000,
   /** How long a kept-alive connection may stay idle between requests (ms). */
@@ -95,6 +97,10 @@ export const HttpMessages = {
   missingHost: "An HTTP/1.1 request must carry a Host header.",
   requestTimeout: "The request did not arrive in time.",
   clientGoneDuringAuthentication: "The client closed its connection while the request was being authenticated: the handler was not run.",
+  importRefused: (lines: number, more: boolean): string =>
+    `${more ? "At least " : ""}${lines} line${lines === 1 ? "" : "s"} of the import ${lines === 1 ? "was" : "were"} refused; nothing was written.`,
+  clientGoneDuringBody: "The client closed its connection while its request body was being read.",
+  bodyStreamReadTwice: "The request body stream can be read once.",
   clientGoneDuringRateLimit: "The client closed its connection while the request waited for the rate-limit store: the handler was not run.",
   headersTooLarge: "The request headers are too large.",
   chunkExtensionsTooLarge: "The chunk extensions of the request body are too large.",

@@ -5,6 +5,7 @@ import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
 import { requestIdOf } from "./request-id.js";
 import type { RequestObservation, SlowRequest } from "./request-observation.js";
+import { StreamedBody } from "./streamed-body.js";
 
 /** A name and its value: one header or one query-string parameter. */
 export type HttpNameValue = readonly [name: string, value: string];
@@ -55,6 +56,7 @@ export class HttpRequest {
   #json: unknown;
   #jsonRead = false;
   #requestId: string | undefined;
+  #bodyStream: StreamedBody | undefined;
 
   /** @internal Built by the server once the body is read. */
   constructor(raw: IncomingMessage, method: string, body: Buffer | undefined, services: RequestServices = noServices) {
@@ -145,6 +147,26 @@ export class HttpRequest {
    */
   log(message: string): void {
     this.#services.logAction?.(this.host, message, this.requestId);
+  }
+
+  /**
+   * The body as it arrives, for a route that reads bodies of this request's media type as a stream
+   * (`HttpRouteOptions.streamedBody`): an async iterable of chunks, read once, taken from the client only as it
+   * is iterated. `body` is then empty. Past `HttpServer.maxStreamedContentLength` bytes the iteration throws an
+   * `HttpError` 413, after `bodyTimeout` ms without a chunk a 408. Undefined for every other request (`body` holds it).
+   */
+  get bodyStream(): AsyncIterable<Buffer> | undefined {
+    return this.#bodyStream;
+  }
+
+  /** @internal The server streams this request's body: `bodyStream` reads it, bounded by `limit` bytes and `idleMs`. */
+  streamBody(limit: number, idleMs: number): void {
+    this.#bodyStream = new StreamedBody(this.#raw, limit, idleMs);
+  }
+
+  /** @internal Whether the body has been read to its end (a streamed body left unread keeps the connection from being reused). */
+  get bodyComplete(): boolean {
+    return this.#raw.complete;
   }
 
   /** The `Content-Type` header ('' when absent). */
@@ -240,4 +262,10 @@ function parseJsonBody(body: Buffer): unknown {
   } catch (error) {
     throw new HttpError(HttpStatus.badRequest, HttpMessages.malformedJson, { cause: error });
   }
+}
+
+/** The media type of a `Content-Type` value: lower case, without its parameters (`application/json; charset=utf-8` is `application/json`). */
+export function mediaTypeOf(contentType: string): string {
+  const semicolon = contentType.indexOf(";");
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }

@@ -12,10 +12,44 @@ export interface HttpStreamSink {
   readonly pendingBytes: number;
   /** Aborted when the client goes away or the server stops: the producer then returns. */
   readonly signal: AbortSignal;
+  /**
+   * Resolves once what was written has gone on to the client's connection (at once when nothing waits), or
+   * when the signal aborts: a producer that awaits it after a `write` that answered false holds no more than
+   * the connection's buffers, however slowly its client reads.
+   */
+  drained(): Promise<void>;
 }
 
 /** Produces a streamed body into `sink`; the response ends when the promise settles. */
 export type HttpStreamProducer = (sink: HttpStreamSink) => Promise<void>;
+
+/**
+ * The error answer a streamed body could not send as its status, because the head had gone: what a producer
+ * that failed after its first byte tells its client (`HttpStreamOptions.onFailure`). For a status of 500 and
+ * above the message is the constant one and `taskId` ties it to the log, as in every error answer.
+ */
+export interface HttpStreamFailure {
+  /** The status the failure would have been answered with. */
+  readonly status: number;
+  /** Its error body: `{status, message}`, with `taskId` for a status of 500 and above. */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * How a streamed body ends when its producer fails after the head was sent (the failure is logged as any
+ * error answer is: an error record with its task id for a status of 500 and above):
+ * - `"end"` (the default) ends the body as if it were complete: for an event stream, whose client reconnects;
+ * - `"abort"` cuts the connection without the chunked body's last chunk, so that the client sees the body
+ *   incomplete (an error of its HTTP library), never a complete one;
+ * - a function answers a last piece of text to send before the body ends (a trailer line that says what failed).
+ */
+export type HttpStreamFailureMode = "end" | "abort" | ((failure: HttpStreamFailure) => string);
+
+/** Options of `HttpResponse.stream`. */
+export interface HttpStreamOptions {
+  /** What the client is left with when the producer fails after the head was sent (default `"end"`). */
+  readonly onFailure?: HttpStreamFailureMode;
+}
 
 /**
  * The answer a handler builds. The server sends it after the handler
@@ -42,6 +76,7 @@ export class HttpResponse {
   #contentAssigned = false;
   #headers: Map<string, HttpNameValue> | undefined;
   #stream: HttpStreamProducer | undefined;
+  #streamOptions: HttpStreamOptions | undefined;
 
   /** The body text sent to the client. */
   get content(): string {
@@ -86,14 +121,20 @@ export class HttpResponse {
    * `Content-Length`), then runs `producer`, and ends the response when it settles; a request it serves stays in
    * flight until then. To a HEAD request the head goes alone. An error answer replaces a stream not yet started.
    */
-  stream(producer: HttpStreamProducer): void {
+  stream(producer: HttpStreamProducer, options?: HttpStreamOptions): void {
     this.#stream = producer;
+    this.#streamOptions = options;
     this.#contentAssigned = true;
   }
 
   /** The producer of a streamed body, when the handler asked for one (`stream`). */
   get streamProducer(): HttpStreamProducer | undefined {
     return this.#stream;
+  }
+
+  /** The options the streamed body was asked with, if any. */
+  get streamOptions(): HttpStreamOptions | undefined {
+    return this.#streamOptions;
   }
 
   /** True once `content` was assigned (a handler's return value is then not serialized). */
@@ -139,5 +180,6 @@ export class HttpResponse {
     this.#contentTextLength = -1;
     this.#contentAssigned = true;
     this.#stream = undefined;
+    this.#streamOptions = undefined;
   }
 }

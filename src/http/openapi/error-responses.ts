@@ -45,12 +45,23 @@ export function errorResponseName(status: number): string {
   return status < 400 ? `Answer${status}` : `Error${status}`;
 }
 
-/** The members of every error body; `operation` and `index` name the failed item of a bulk request. */
+/**
+ * The members of every error body; `operation` and `index` name the failed item of a bulk request, `lines` the
+ * refused lines of an NDJSON import.
+ */
 const errorProperties = {
   status: { type: "integer", format: "int32" },
   message: { type: "string" },
   operation: { type: "string", enum: ["insert", "update", "delete"] },
   index: { type: "integer", minimum: 0 },
+  lines: {
+    type: "array",
+    items: {
+      type: "object",
+      required: ["line", "message"],
+      properties: { line: { type: "integer", minimum: 1 }, member: { type: "string" }, message: { type: "string" } },
+    },
+  },
 } as const;
 
 /** The schemas of the error bodies (`{status, message}`, 422 adds `errors`, 5xx adds `taskId`). @internal */

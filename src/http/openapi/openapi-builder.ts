@@ -265,6 +265,12 @@ function successHeadersOf(etag: boolean, rateLimited: boolean): Record<string, u
   return rateLimited ? rateLimitHeaders : undefined;
 }
 
+/** The content entries of bodies keyed by media type. */
+function mediaOf(bodies: Readonly<Record<string, JsonSchema>> | undefined): Record<string, unknown> {
+  if (bodies === undefined) return {};
+  return Object.fromEntries(Object.entries(bodies).map(([media, schema]) => [media, { schema }]));
+}
+
 function buildOperation(
   route: DocumentedRoute,
   described: HttpOperationDescription | undefined,
@@ -283,8 +289,15 @@ function buildOperation(
   };
   const responses: Record<string, unknown> = {};
   const schema = described?.responseBody ?? {};
-  const success = head ? undefined : Object.fromEntries((described?.responseMediaTypes ?? jsonMedias).map((media) => [media, { schema }]));
-  const headers = successHeadersOf(described?.etag === true, route.rateLimited);
+  const success = head
+    ? undefined
+    : {
+        ...Object.fromEntries((described?.responseMediaTypes ?? jsonMedias).map((media) => [media, { schema }])),
+        ...mediaOf(described?.otherResponseBodies),
+      };
+  const ownHeaders = described?.responseHeaders;
+  const serverHeaders = successHeadersOf(described?.etag === true, route.rateLimited);
+  const headers = ownHeaders === undefined ? serverHeaders : { ...serverHeaders, ...ownHeaders };
   for (const [status, answer] of standard.of(facts, described?.answers, head)) {
     responses[status] =
       typeof answer === "string"
@@ -311,7 +324,10 @@ function buildOperation(
     const body = { schema: described?.requestBody ?? {} };
     operation.requestBody = {
       required: described?.requestBody !== undefined,
-      content: Object.fromEntries((described?.requestMediaTypes ?? jsonMedias).map((media) => [media, body])),
+      content: {
+        ...Object.fromEntries((described?.requestMediaTypes ?? jsonMedias).map((media) => [media, body])),
+        ...mediaOf(described?.otherRequestBodies),
+      },
     };
   }
   if (scheme !== undefined && !route.requiresAuthentication) operation.security = [];

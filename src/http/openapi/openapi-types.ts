@@ -50,8 +50,17 @@ export interface HttpOperationFacts<Body> {
 export interface HttpOperationDescription extends HttpOperationFacts<JsonSchema> {
   /** The success answer carries the entity's `ETag` header (the generic controllers of a versioned entity). */
   readonly etag?: boolean;
+  /**
+   * Bodies of a success in further media types, each with its own schema (a select's NDJSON and CSV answers),
+   * besides `responseBody` in `responseMediaTypes`.
+   */
+  readonly otherResponseBodies?: Readonly<Record<string, JsonSchema>>;
+  /** Request bodies in further media types, each with its own schema (the bulk route's NDJSON import), besides `requestBody`. */
+  readonly otherRequestBodies?: Readonly<Record<string, JsonSchema>>;
   /** Parameter objects besides the path's placeholders (query parameters and request headers). */
   readonly parameters?: readonly JsonSchema[];
+  /** Header objects of the success answer besides those the server gives (`ETag`, the rate-limit headers), by name. */
+  readonly responseHeaders?: Readonly<Record<string, JsonSchema>>;
 }
 
 /** The routes' bodies of one controller class, and the schemas they refer to (`#/components/schemas/<name>`). */

@@ -4,9 +4,9 @@ import { TransientDatabaseError } from "../../errors.js";
 import type { StatementObserver } from "../../observation/statement-observer.js";
 import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
-import type { HttpPoolFigures } from "./pool-figures.js";
+import type { HttpPoolFigures, ReplicaRoutingFigures } from "./pool-figures.js";
 import type { RequestObservation } from "../exchange/request-observation.js";
-import { collectedMetric, type HistogramSeries, SeriesHistogram } from "./series-histogram.js";
+import { type CollectedMetric, collectedMetric, type HistogramSeries, SeriesHistogram } from "./series-histogram.js";
 
 /** Latency buckets in seconds: 1 ms to 10 s. */
 const latencyBuckets: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -164,6 +164,7 @@ export class MetricsRecorder implements StatementObserver {
       collectedMetric("tenon_db_pool_waiting", "Sessions waiting for a pool connection, per database.", "gauge", () =>
         sources.pools.map((pool) => ({ labels: { database: pool.name }, value: pool.figures().waiting })),
       ),
+      ...replicaMetrics(sources.pools),
     ];
     const log = sources.log;
     if (log !== undefined) {
@@ -224,4 +225,70 @@ export class MetricsRecorder implements StatementObserver {
   retried(): void {
     this.#retries++;
   }
+}
+
+/** The figures of the pools that have read replicas, with their `database` label. */
+function routedPools(pools: readonly HttpPoolFigures[]): { readonly database: string; readonly figures: ReplicaRoutingFigures }[] {
+  const routed: { readonly database: string; readonly figures: ReplicaRoutingFigures }[] = [];
+  for (const pool of pools) {
+    const figures = pool.figures().replicas;
+    if (figures !== undefined) routed.push({ database: pool.name, figures });
+  }
+  return routed;
+}
+
+/**
+ * The series of pools with read replicas (none for a pool without): reads per target, consistency waits per
+ * outcome, failovers noticed, and each server's lag and rotation. Summed over a cluster's workers, but the lag
+ * (the largest) and the rotation (the least: out in one worker's view is out).
+ */
+function replicaMetrics(pools: readonly HttpPoolFigures[]): CollectedMetric[] {
+  return [
+    collectedMetric(
+      "tenon_db_reads_total",
+      "Read statements of sessions, by where they ran (replica, primary), per database.",
+      "counter",
+      () =>
+        routedPools(pools).flatMap(({ database, figures }) => [
+          { labels: { database, target: "replica" }, value: figures.reads.replica },
+          { labels: { database, target: "primary" }, value: figures.reads.primary },
+        ]),
+    ),
+    collectedMetric(
+      "tenon_db_consistency_waits_total",
+      "Reads that carried a consistency token, by outcome: a replica at once, a replica after waiting, the primary after the wait.",
+      "counter",
+      () =>
+        routedPools(pools).flatMap(({ database, figures }) => [
+          { labels: { database, outcome: "replica" }, value: figures.consistencyWaits.replica },
+          { labels: { database, outcome: "waited" }, value: figures.consistencyWaits.waited },
+          { labels: { database, outcome: "primary" }, value: figures.consistencyWaits.primary },
+        ]),
+    ),
+    collectedMetric("tenon_db_failovers_total", "Times the primary was found on another server than before, per database.", "counter", () =>
+      routedPools(pools).map(({ database, figures }) => ({ labels: { database }, value: figures.failovers })),
+    ),
+    collectedMetric(
+      "tenon_db_replica_lag_seconds",
+      "How far behind the primary each replica was at the last check, per database and server.",
+      "gauge",
+      () =>
+        routedPools(pools).flatMap(({ database, figures }) =>
+          figures.servers
+            .filter((server) => server.role === "replica")
+            .map((server) => ({ labels: { database, server: server.address }, value: server.lagSeconds })),
+        ),
+      "max",
+    ),
+    collectedMetric(
+      "tenon_db_replica_in_rotation",
+      "1 when reads go to the server (a reachable replica within the lag bound), else 0, per database and server.",
+      "gauge",
+      () =>
+        routedPools(pools).flatMap(({ database, figures }) =>
+          figures.servers.map((server) => ({ labels: { database, server: server.address }, value: server.inRotation ? 1 : 0 })),
+        ),
+      "min",
+    ),
+  ];
 }

@@ -6,6 +6,25 @@ export interface PoolFigures {
   readonly idle: number;
   /** Sessions waiting for a connection. */
   readonly waiting: number;
+  /** With read replicas: what the routing saw and counted (reported as the `tenon_db_replica*`, reads and failover series). */
+  readonly replicas?: ReplicaRoutingFigures;
+}
+
+/** What the read routing of a pool with replicas saw and counted since it opened. */
+export interface ReplicaRoutingFigures {
+  /** Read statements, by where they ran. */
+  readonly reads: { readonly replica: number; readonly primary: number };
+  /** Reads that carried a consistency token, by outcome: `replica` at once, `waited` for one, `primary` after the wait. */
+  readonly consistencyWaits: { readonly replica: number; readonly waited: number; readonly primary: number };
+  /** Times the primary was found on another server than before. */
+  readonly failovers: number;
+  /** Each server: its address, role, lag in seconds and whether reads go to it. */
+  readonly servers: readonly {
+    readonly address: string;
+    readonly role: string;
+    readonly lagSeconds: number;
+    readonly inRotation: boolean;
+  }[];
 }
 
 /**

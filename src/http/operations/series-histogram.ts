@@ -6,7 +6,7 @@ export interface CollectedMetric {
   readonly name: string;
   readonly help: string;
   readonly type: "counter" | "gauge" | "histogram";
-  readonly aggregator: "sum";
+  readonly aggregator: "sum" | "max" | "min";
   get(): Promise<{
     name: string;
     help: string;
@@ -104,17 +104,18 @@ export function collectedMetric(
   help: string,
   type: "counter" | "gauge",
   read: () => readonly { readonly labels: Readonly<Record<string, string>>; readonly value: number }[],
+  aggregator: "sum" | "max" | "min" = "sum",
 ): CollectedMetric {
   return {
     name,
     help,
     type,
-    aggregator: "sum",
+    aggregator,
     get: async () => ({
       name,
       help,
       type,
-      aggregator: "sum",
+      aggregator,
       values: read().map(({ labels, value }) => ({ labels: { ...labels }, value })),
     }),
   };

@@ -27,6 +27,13 @@ export interface HttpRouteOptions {
    * guards only them. Areas of the class apply as always.
    */
   readonly areasOf?: readonly string[];
+  /**
+   * Media types (such as `application/x-ndjson`) whose bodies the route reads as they arrive, through
+   * `HttpRequest.bodyStream`, instead of the server reading the whole body first: for a body too large to hold
+   * (an import). Such a body is bounded by `HttpServer.maxStreamedContentLength` instead of
+   * `maxRequestContentLength`. A body of any other type is read whole, as for every route.
+   */
+  readonly streamedBody?: readonly string[];
 }
 
 /** One `@Get`/`@Post`/`@Put`/`@Patch`/`@Delete` on a method. */
@@ -34,6 +41,8 @@ export interface DeclaredVerb {
   readonly method: HttpRouteMethod;
   readonly path: string;
   readonly params: "int32" | "string";
+  /** The media types whose bodies the route reads as a stream (lower case; `HttpRouteOptions.streamedBody`), if any. */
+  readonly streamedBody: readonly string[] | undefined;
 }
 
 /** What the decorators recorded on one method. @internal */
@@ -109,7 +118,12 @@ function declarationOfClass(value: object): ClassDeclaration {
 function verb(method: HttpRouteMethod, path: string | undefined, options: HttpRouteOptions | undefined): HttpMethodDecorator {
   return (value, context) => {
     const declaration = declarationOfMethod(value, context);
-    declaration.verbs.push({ method, path: path ?? "", params: options?.params ?? "int32" });
+    declaration.verbs.push({
+      method,
+      path: path ?? "",
+      params: options?.params ?? "int32",
+      streamedBody: options?.streamedBody?.map((type) => type.trim().toLowerCase()),
+    });
     if (options?.areasOf !== undefined) declaration.areasOf = [...(declaration.areasOf ?? []), ...options.areasOf];
   };
 }

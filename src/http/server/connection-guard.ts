@@ -9,7 +9,8 @@ import { writeClientError } from "./response-writer.js";
 /** What the guard needs from the server. @internal */
 export interface ConnectionGuardSettings {
   readonly cors: HttpCorsConfig;
-  readonly maxRequestContentLength: number;
+  /** The body ceiling of a request (0: none): the streamed one for a route that reads its body as a stream. */
+  readonly bodyCeilingOf: (req: IncomingMessage) => number;
   /** The request listener, called for a request with `Expect: 100-continue` once it is decided. */
   readonly onRequest: (req: IncomingMessage, res: ServerResponse) => void;
 }
@@ -61,7 +62,7 @@ export function guardConnections(server: Server, settings: ConnectionGuardSettin
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
     // The pipeline answers a declared length above the ceiling with 413 before reading; only a body it
     // will read is invited.
-    const limit = settings.maxRequestContentLength;
+    const limit = settings.bodyCeilingOf(req);
     if (!(limit > 0 && Number(req.headers["content-length"]) > limit)) res.writeContinue();
     settings.onRequest(req, res);
   });

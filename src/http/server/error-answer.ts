@@ -15,6 +15,8 @@ import {
 import {
   HttpBulkItemError,
   HttpError,
+  type HttpImportLineError,
+  HttpImportRefusedError,
   HttpForbiddenError,
   HttpMethodNotAllowedError,
   HttpNotReadyError,
@@ -100,6 +102,7 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
     const body = { ...(JSON.parse(answer.body) as object), operation: error.operation, index: error.index };
     return { ...answer, body: JSON.stringify(body) };
   }
+  if (error instanceof HttpImportRefusedError) return importRefusedAnswer(error, path);
   if (error instanceof HttpUnauthorizedError) {
     return clientError(catalogue.unauthorized, HttpMessages.unauthorized(path), { "WWW-Authenticate": error.challenge });
   } else if (
@@ -143,4 +146,36 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
   }
   const taskId = newTaskId();
   return { status, body: serverErrorBody(status, taskId), headers: [], taskId };
+}
+
+/**
+ * The answer of an import that wrote nothing: each refused line's cause answered as its own write would be, its
+ * message (and member) listed under `lines`, with the status of the first; a cause answered 5xx is the answer.
+ */
+function importRefusedAnswer(error: HttpImportRefusedError, path: string): ErrorAnswer {
+  const lines: HttpImportLineError[] = [];
+  const failures: { property: string; column: string; message: string }[] = [];
+  let first: ErrorAnswer | undefined;
+  for (const { line, cause } of error.refused) {
+    const answer = errorAnswerOf(cause, path);
+    if (answer.status >= 500) return answer;
+    first ??= answer;
+    if (cause instanceof ValidationError) {
+      for (const { property, column, message } of cause.errors) {
+        lines.push({ line, member: property, message });
+        failures.push({ property, column, message });
+      }
+      continue;
+    }
+    const { message } = JSON.parse(answer.body) as { message: string };
+    const member = cause instanceof InvalidInputError ? cause.property : undefined;
+    lines.push(member === undefined ? { line, message } : { line, member, message });
+  }
+  const status = first?.status ?? HttpStatusCatalogue.badRequest.status;
+  // A 422 carries `errors` as every 422 does: the validation failures of the refused lines.
+  const body =
+    status === HttpStatusCatalogue.unprocessableEntity.status
+      ? { status, message: error.message, errors: failures, lines }
+      : { status, message: error.message, lines };
+  return { status, body: JSON.stringify(body), headers: [], taskId: "" };
 }

@@ -267,6 +267,8 @@ export class HttpServer<C> extends HttpServerSettings {
       authenticateUnknown: this.#authentication !== undefined && !this.allowAnonymous,
       allowMethodOverride: this.allowMethodOverride,
       maxRequestContentLength: this.maxRequestContentLength,
+      maxStreamedContentLength: this.maxStreamedContentLength,
+      streamedMediaTypes: this.#routes.streamedMediaTypes(rules, balancer),
       cors: this.cors,
       logger: this.#logger,
       isTrustedProxy: trustedProxyRule(this.trustedProxies),
@@ -285,7 +287,7 @@ export class HttpServer<C> extends HttpServerSettings {
       const addresses = bindAddresses.length > 0 ? bindAddresses : ["0.0.0.0"];
       this.#boundPort = await listenAll(this.#servers, addresses, this.#port, this, {
         cors: this.cors,
-        maxRequestContentLength: this.maxRequestContentLength,
+        bodyCeilingOf: pipeline.bodyCeilingOf,
         onRequest: pipeline.onRequest,
       });
     } catch (error) {

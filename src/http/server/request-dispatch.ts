@@ -27,6 +27,8 @@ export interface RouteTarget<C> {
   readonly description: string;
   /** The route template, `/api/x/?`: the route label of metrics and traces. */
   readonly route: string;
+  /** The media types whose bodies the route reads as a stream (`HttpRouteOptions.streamedBody`); undefined when none. */
+  readonly streamedBody: ReadonlySet<string> | undefined;
 }
 
 /** The settings the dispatch reads, frozen at `start()`. @internal */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorAnswerOf, newTaskId, serverErrorBody } from "./error-answer.js";
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpClientGoneError, HttpError } from "../exchange/http-errors.js";
-import { HttpRequest, type RequestServices } from "../exchange/http-request.js";
+import { HttpRequest, mediaTypeOf, type RequestServices } from "../exchange/http-request.js";
 import { HttpResponse } from "../exchange/http-response.js";
 import { HttpDefaults, HttpStatus, HttpMessages } from "../exchange/http-messages.js";
 import type { HttpLogger } from "../logging/http-logger.js";
@@ -20,8 +20,23 @@ import {
   methodOverrideOf,
   reportDisposeError,
   reportInternalError,
+  rawPathOf,
   serializeResult,
 } from "./pipeline-steps.js";
+
+/** The first `Content-Type` of raw headers, or undefined. */
+function contentTypeOf(raw: readonly string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 12 && name.toLowerCase() === "content-type") return raw[i + 1];
+  }
+  return undefined;
+}
+
+/** Whether an answer closes its connection: a body refused for its size, or a streamed body its handler left unread. */
+function closes(tooLarge: boolean, streamed: number | undefined, request: HttpRequest): boolean {
+  return tooLarge || (streamed !== undefined && !request.bodyComplete);
+}
 
 /** The settings a running server works with, frozen at `start()`. @internal */
 export interface PipelineSettings<C> extends DispatchSettings<C> {
@@ -29,6 +44,10 @@ export interface PipelineSettings<C> extends DispatchSettings<C> {
   readonly createContext: () => C;
   readonly allowMethodOverride: boolean;
   readonly maxRequestContentLength: number;
+  /** The ceiling of a body a route reads as a stream (0: none). */
+  readonly maxStreamedContentLength: number;
+  /** The media types some route reads as a stream (`HttpRouteOptions.streamedBody`): empty when none does. */
+  readonly streamedMediaTypes: ReadonlySet<string>;
   readonly cors: HttpCorsConfig;
   readonly logger: HttpLogger<HttpRequest, HttpResponse> | undefined;
   /** Which peers' `X-Forwarded-For` is believed. */
@@ -115,14 +134,37 @@ export class RequestPipeline<C> {
       return;
     }
     const limit = settings.maxRequestContentLength;
-    if (limit > 0 && declared > limit) {
-      this.#run(req, res, undefined, true);
-    } else if (!chunked && declared <= 0) {
+    if (!chunked && declared <= 0) {
       this.#run(req, res, undefined, false);
+    } else if (settings.streamedMediaTypes.size > 0 && this.#streamsBody(req)) {
+      const ceiling = settings.maxStreamedContentLength;
+      this.#run(req, res, undefined, ceiling > 0 && declared > ceiling, ceiling);
+    } else if (limit > 0 && declared > limit) {
+      this.#run(req, res, undefined, true);
     } else {
       new BodyReader(this, req, res, limit, this.#bodyWatch).start();
     }
   };
+
+  /** Whether the route a request goes to reads bodies of its media type as a stream (`HttpRouteOptions.streamedBody`). */
+  #streamsBody(req: IncomingMessage): boolean {
+    // From the raw headers: `req.headers` would build node's header object for every request with a body.
+    const contentType = contentTypeOf(req.rawHeaders);
+    if (contentType === undefined) return false;
+    const type = mediaTypeOf(contentType);
+    if (!this.#settings.streamedMediaTypes.has(type)) return false;
+    const match = this.#settings.router.resolve(req.method ?? "", rawPathOf(req.url ?? "/"));
+    return match?.target.streamedBody?.has(type) === true;
+  }
+
+  /**
+   * The body ceiling of a request, as its headers and route decide: the streamed ceiling for a body a route
+   * reads as a stream, `maxRequestContentLength` otherwise (asked before `100 Continue` is sent). @internal
+   */
+  readonly bodyCeilingOf = (req: IncomingMessage): number =>
+    this.#settings.streamedMediaTypes.size > 0 && this.#streamsBody(req)
+      ? this.#settings.maxStreamedContentLength
+      : this.#settings.maxRequestContentLength;
 
   /** @internal Called by the body reader when the body is complete. */
   run(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
@@ -158,9 +200,9 @@ export class RequestPipeline<C> {
     this.#finished();
   }
 
-  #run(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean): void {
+  #run(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean, streamed?: number): void {
     try {
-      this.#process(req, res, body, tooLarge);
+      this.#process(req, res, body, tooLarge, streamed);
     } catch (error) {
       // Only the steps before the context can throw here; nothing was answered or counted down yet.
       reportInternalError(error);
@@ -190,7 +232,7 @@ export class RequestPipeline<C> {
    * Runs one request. The whole path stays synchronous until something is asynchronous (authentication,
    * an async handler, an async disposal), so a plain handler costs no promise of the server's own.
    */
-  #process(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean): void {
+  #process(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean, streamed: number | undefined): void {
     const settings = this.#settings;
     let method = req.method ?? "";
     let overrideRefused = false;
@@ -202,6 +244,8 @@ export class RequestPipeline<C> {
       }
     }
     const request = new HttpRequest(req, method, body, this.#services);
+    // A body the route reads as a stream: its handler reads it; a connection whose body is left unread closes.
+    if (streamed !== undefined) request.streamBody(streamed, settings.bodyTimeout);
     const response = new HttpResponse();
     const observer = settings.observer;
     if (observer !== undefined) request.observation = observer.begin(request);
@@ -211,7 +255,8 @@ export class RequestPipeline<C> {
     try {
       context = settings.createContext();
       (context as ContextHooks).attachRequest?.(request, response);
-      if (tooLarge) throw new HttpError(HttpStatus.payloadTooLarge, HttpMessages.payloadTooLarge(settings.maxRequestContentLength));
+      if (tooLarge)
+        throw new HttpError(HttpStatus.payloadTooLarge, HttpMessages.payloadTooLarge(streamed ?? settings.maxRequestContentLength));
       if (overrideRefused) throw new HttpError(HttpStatus.badRequest, HttpMessages.methodOverrideRefused);
       if (observer === undefined || !observer.wrapsDispatch) pending = this.#dispatcher.dispatch(request, response, context);
       else {
@@ -219,11 +264,11 @@ export class RequestPipeline<C> {
         pending = observer.run(request.observation!, request, () => this.#dispatcher.dispatch(request, response, built));
       }
     } catch (error) {
-      this.#complete(res, request, response, context, tooLarge, true, error);
+      this.#complete(res, request, response, context, closes(tooLarge, streamed, request), true, error);
       return;
     }
     if (pending === undefined) {
-      this.#complete(res, request, response, context, tooLarge, false, undefined);
+      this.#complete(res, request, response, context, closes(tooLarge, streamed, request), false, undefined);
     } else {
       const built = context;
       if (typeof (built as ContextHooks).abort === "function") abortWhenGone(res, built as ContextHooks);
@@ -233,12 +278,12 @@ export class RequestPipeline<C> {
           try {
             serializeResult(response, value);
           } catch (error) {
-            this.#complete(res, request, response, built, tooLarge, true, error);
+            this.#complete(res, request, response, built, closes(tooLarge, streamed, request), true, error);
             return;
           }
-          this.#complete(res, request, response, built, tooLarge, false, undefined);
+          this.#complete(res, request, response, built, closes(tooLarge, streamed, request), false, undefined);
         },
-        (error: unknown) => this.#complete(res, request, response, built, tooLarge, true, error),
+        (error: unknown) => this.#complete(res, request, response, built, closes(tooLarge, streamed, request), true, error),
       );
     }
   }
@@ -275,8 +320,12 @@ export class RequestPipeline<C> {
     let streaming: Promise<void> = Promise.resolve();
     try {
       writeStreamHead(res, response, settings.cors, closeConnection || this.closing, request.requestId);
-      if (producer !== undefined && request.method !== "HEAD") streaming = this.#streams.run(res, producer);
-      else res.end();
+      if (producer !== undefined && request.method !== "HEAD") {
+        streaming = this.#streams.run(res, producer).then((outcome) => {
+          if (outcome.failed) this.#streamFailed(res, request, response, outcome.error);
+          else if (!res.destroyed && !res.writableEnded) res.end();
+        });
+      } else res.end();
     } catch (internal) {
       reportInternalError(internal);
       res.destroy();
@@ -289,6 +338,31 @@ export class RequestPipeline<C> {
       else disposal.then(this.#onDisposed, this.#onDisposeFailed);
     };
     streaming.then(finish, finish);
+  }
+
+  /**
+   * A streamed body whose producer failed after the head was sent: the client is told as the stream's failure
+   * mode says (the body ended, cut, or ended with a trailer holding the error body), and a failure answered
+   * 500 or above is logged with its task id (a process warning without a log writer). Nothing is sent to a
+   * client that has gone.
+   */
+  #streamFailed(res: ServerResponse, request: HttpRequest, response: HttpResponse, error: unknown): void {
+    // A client that has gone is why most producers stop early: nothing failed that anyone could be told of.
+    if (res.destroyed || res.writableEnded) return;
+    const answer = errorAnswerOf(error, request.path);
+    const mode = response.streamOptions?.onFailure ?? "end";
+    try {
+      // The connection ends after what was written went out, without the chunked body's last chunk.
+      if (mode === "abort") endWithoutLastChunk(res);
+      else res.end(mode === "end" ? undefined : mode({ status: answer.status, body: JSON.parse(answer.body) as Record<string, unknown> }));
+    } catch (internal) {
+      reportInternalError(internal);
+      res.destroy();
+    }
+    if (answer.status < 500) return;
+    const logger = this.#settings.logger;
+    if (logger === undefined) reportInternalError(error);
+    else logger.logError(request, response, answer.taskId, error);
   }
 
   #answer(
@@ -371,4 +445,17 @@ function keepRateLimitHeaders(response: HttpResponse, [policy, state]: readonly 
   if (response.header("RateLimit") !== undefined) return;
   response.setHeader("RateLimit-Policy", policy);
   response.setHeader("RateLimit", state);
+}
+
+/**
+ * Ends a streamed body so that its client sees it incomplete: its connection is closed once what was written has
+ * gone out (destroying it at once would drop that too), and the chunked encoding's last chunk is never sent.
+ */
+function endWithoutLastChunk(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null || socket.destroyed) {
+    res.destroy();
+    return;
+  }
+  socket.end();
 }

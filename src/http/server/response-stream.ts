@@ -1,6 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { HttpStreamProducer, HttpStreamSink } from "../exchange/http-response.js";
-import { reportInternalError } from "./pipeline-steps.js";
+import type { HttpStreamSink, HttpStreamProducer } from "../exchange/http-response.js";
 
 /**
  * The streamed bodies being sent: each can be ended at once when the server stops, so that a stop never
@@ -15,11 +14,11 @@ export class OpenStreams {
   }
 
   /**
-   * Runs `producer` into `res`, whose head was sent, and ends the response when it settles (a producer that
-   * throws is reported and its response ended all the same: the client reconnects). The producer's signal
+   * Runs `producer` into `res`, whose head was sent, and answers what it threw (undefined when it returned),
+   * the response still open: the caller ends it as the stream's failure mode says. The producer's signal
    * aborts when the client goes away or `endAll` runs.
    */
-  async run(res: ServerResponse, producer: HttpStreamProducer): Promise<void> {
+  async run(res: ServerResponse, producer: HttpStreamProducer): Promise<{ readonly failed: boolean; readonly error: unknown }> {
     const controller = new AbortController();
     this.#open.add(controller);
     const onClose = (): void => controller.abort();
@@ -31,15 +30,34 @@ export class OpenStreams {
         return res.writableLength + (res.socket?.writableLength ?? 0);
       },
       signal: controller.signal,
+      drained: () => drainedOf(res, controller.signal),
     };
     try {
       await producer(sink);
+      return noFailure;
     } catch (error) {
-      reportInternalError(error);
+      return { failed: true, error };
     } finally {
       this.#open.delete(controller);
       res.off("close", onClose);
-      if (!res.destroyed && !res.writableEnded) res.end();
     }
   }
+}
+
+const noFailure = { failed: false, error: undefined };
+
+/** Resolves when `res` no longer needs a drain (its buffers went on to the socket), or the signal aborts. */
+function drainedOf(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  if (!res.writableNeedDrain || res.destroyed || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

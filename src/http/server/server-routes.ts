@@ -67,6 +67,13 @@ export class ServerRoutes<C> {
     return router;
   }
 
+  /** The media types some route reads as a stream (`HttpRouteOptions.streamedBody`): empty when none does. */
+  streamedMediaTypes(rules: RouteRules<C>, balancer: BalancerState | undefined): ReadonlySet<string> {
+    const types = new Set<string>();
+    for (const { target } of this.resolved(rules, balancer)) for (const type of target.streamedBody ?? []) types.add(type);
+    return types;
+  }
+
   /** Refuses a rate limit whose route is not registered (a typo would silently limit nothing). */
   checkRateLimitRoutes(rules: RouteRules<C>, balancer: BalancerState | undefined, rateLimits: readonly HttpRateLimit[]): void {
     const routes = new Set<string>();
@@ -119,6 +126,7 @@ export class ServerRoutes<C> {
           requiresAuthentication,
           description,
           route: pattern,
+          streamedBody: route.verb.streamedBody === undefined ? undefined : new Set(route.verb.streamedBody),
         };
         yield { controller, methodName: route.methodName, verb: route.verb, pattern, target };
       }

@@ -111,6 +111,14 @@ export abstract class HttpServerSettings {
   @checkedSetting(checkedContentLength) accessor maxRequestContentLength: number = HttpDefaults.maxRequestContentLength;
 
   /**
+   * The largest body of a route that reads its body as a stream (`HttpRouteOptions.streamedBody`: the NDJSON
+   * import of the generic bulk route), in bytes (default 1073741824, 1 GiB; 0 accepts any size). Such a body is
+   * never held whole, so it is bounded by this rather than by `maxRequestContentLength`: a declared length above
+   * it is answered 413 before any byte is read, and a chunked body that grows past it fails with 413 there.
+   */
+  @checkedSetting(checkedContentLength) accessor maxStreamedContentLength: number = HttpDefaults.maxStreamedContentLength;
+
+  /**
    * How long a request line and its headers may take to arrive, in ms (default 10000, as the reverse proxies
    * in front use): a client that sends them more slowly gets 408 and its connection closed. 0 disables it.
    */

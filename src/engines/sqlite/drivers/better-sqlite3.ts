@@ -31,8 +31,8 @@ export function betterSqlite3Driver(): SqliteDriver | Error {
   if (Database instanceof Error) return Database;
   return {
     name: "better-sqlite3",
-    open(filename: string): SqliteHandle {
-      const db = new Database(filename);
+    open(filename: string, readOnly = false): SqliteHandle {
+      const db = readOnly ? new Database(filename, { readonly: true, fileMustExist: true }) : new Database(filename);
       return {
         driver: "better-sqlite3",
         prepare(sql: string, exactIntegers: boolean): SqliteStatement {

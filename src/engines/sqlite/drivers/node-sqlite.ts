@@ -12,7 +12,7 @@ interface NodeSqliteDatabase {
   close(): void;
 }
 interface NodeSqliteModule {
-  DatabaseSync: new (filename: string) => NodeSqliteDatabase;
+  DatabaseSync: new (filename: string, options?: { readonly readOnly?: boolean }) => NodeSqliteDatabase;
   StatementSync: { readonly prototype: Partial<NodeSqliteStatement> };
 }
 
@@ -31,8 +31,8 @@ export function nodeSqliteDriver(): SqliteDriver | undefined {
   if (module === undefined) return undefined;
   return {
     name: "node:sqlite",
-    open(filename: string): SqliteHandle {
-      const db = new module.DatabaseSync(filename);
+    open(filename: string, readOnly = false): SqliteHandle {
+      const db = readOnly ? new module.DatabaseSync(filename, { readOnly: true }) : new module.DatabaseSync(filename);
       let open = true;
       return {
         driver: "node:sqlite",
