@@ -82,6 +82,39 @@ export class TenantRequiredError extends TenonError {
   }
 }
 
+/**
+ * A session without a caller asked for an entity governed by a `@Policy`: it has no resolver
+ * (`Context.onGetCurrentCaller`), the resolver answered none, and the session is not explicitly `unscoped`.
+ * Nothing was read or written. The HTTP layer answers it 403.
+ */
+export class PolicyCallerRequiredError extends TenonError {
+  /** The entity class name. */
+  readonly entity: string;
+  /** @param entity the governed entity's class name. @param message what was refused. */
+  constructor(entity: string, message: string) {
+    super(message);
+    this.entity = entity;
+  }
+}
+
+/**
+ * The entity's `@Policy` does not let the caller do this: no rule grants it the operation, or the row it may read
+ * is not one the operation's rules grant. Nothing was written. The HTTP layer answers it 403; a row the caller
+ * may not read at all is never this error but the answer of a missing row.
+ */
+export class PolicyRefusedError extends TenonError {
+  /** The entity class name. */
+  readonly entity: string;
+  /** The operation refused: `insert`, `update`, `delete`, or a read path. */
+  readonly operation: string;
+  /** @param entity the class name. @param operation the operation refused. @param message what was refused. */
+  constructor(entity: string, operation: string, message: string) {
+    super(message);
+    this.entity = entity;
+    this.operation = operation;
+  }
+}
+
 /** A write (insert, update, delete, undelete) of a join entity, which reads joined tables and is read-only. Nothing was written. */
 export class ReadOnlyEntityError extends TenonError {
   /** The entity class name. */

@@ -123,6 +123,24 @@ export {
 } from "./events/event-decorators.js";
 export { FilterBuilder, ConditionGroup, ColumnCondition, type FilterProperty, type FilterValue } from "./filter/filter-builder.js";
 export { ChangeFeed, type ChangeFeedOptions } from "./mapping/change-feed-decorator.js";
+export {
+  Policy,
+  type PolicyDeclaration,
+  type PolicyDecorator,
+  type PolicyRule,
+  type PolicyAudience,
+  type PolicyMember,
+  type MemberPolicy,
+  type MemberGrant,
+  type MemberValues,
+  type RowCondition,
+  type MemberTest,
+  type MemberOperand,
+  type ComparedValue,
+} from "./policy/policy-declaration.js";
+export { type PolicyOperation, policyOperations } from "./policy/policy-operation.js";
+export { ClaimType, ClaimsDeclaration, declareClaims, type ClaimsOf, type ClaimsRecord, type ClaimTypes } from "./policy/claims.js";
+export type { PolicyCaller, CallerValue, CallerReferences } from "./policy/caller.js";
 export type { ChangeRecord, StoredChange, ChangeAction } from "./changes/change-record.js";
 export { ChangeLog, type ChangeQuery, type ChangeBounds, type ChangePurge } from "./changes/change-log.js";
 export { ChangeHub, type ChangeHubOptions, type ChangeSelection, type ChangeWakeUpSource } from "./changes/change-hub.js";

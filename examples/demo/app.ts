@@ -98,6 +98,8 @@ export async function createDemoServer(options: DemoOptions): Promise<HttpServer
   server.registerController(ChangesViewController);
   // GET /api/openapi.json: the OpenAPI 3.1 document, anonymous, built on the first request (docs/openapi.md).
   server.serveOpenApi("/openapi.json", { title: "Tenon demo", version: "1.0.0" });
+  // GET /api/openapi/mine: the document as the caller sees it (its areas, and what the policies let it read and write).
+  server.serveCallerOpenApi("/openapi/mine");
   // GET /api/docs: the API reference page (Swagger UI), anonymous, served offline.
   server.registerController(ApiDocsController);
   if (options.logFile !== undefined) {

@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { BearerAuthentication, constantTimeEquals, HttpUser, JwtKeyring, type JwtPayload, type HttpRequest } from "tenon/http";
+import type { DemoClaims } from "./claims.js";
 import type { DemoContext } from "./demo-context.js";
 
-/** A demo user: name, password, areas and tenant. */
+/** A demo user: name, password, areas, tenant, and the claims its entities' policies read. */
 interface DemoUser {
   readonly username: string;
   readonly password: string;
   readonly areas: readonly string[];
   readonly tenant: string;
+  readonly claims?: DemoClaims;
 }
 
 /** The tenant of the seed data; `rival` works for a second tenant, which starts empty. */
@@ -18,6 +20,8 @@ const users: readonly DemoUser[] = [
   { username: "editor", password: "editor", areas: ["read", "write"], tenant: demoTenants.seeded },
   { username: "admin", password: "admin", areas: ["read", "write", "admin"], tenant: demoTenants.seeded },
   { username: "rival", password: "rival", areas: ["read", "write"], tenant: demoTenants.second },
+  // A sales user of one region: it sees and writes only that region's companies (docs/policies.md).
+  { username: "sales", password: "sales", areas: ["read", "write"], tenant: demoTenants.seeded, claims: { region: "EU" } },
 ];
 
 /** Tokens expire after 30 minutes. */
@@ -65,9 +69,9 @@ export class DemoAuthentication extends BearerAuthentication<DemoContext> {
     return token !== undefined && /^[A-Za-z0-9._~+/-]+=*$/.test(token) ? token : undefined;
   }
 
-  protected isValid(payload: JwtPayload): HttpUser | undefined {
+  protected isValid(payload: JwtPayload): HttpUser<DemoClaims> | undefined {
     const user = users.find((candidate) => candidate.username === payload.sub);
     if (user === undefined) return undefined;
-    return new HttpUser(user.username, user.areas, user.tenant);
+    return new HttpUser<DemoClaims>(user.username, user.areas, user.tenant, user.claims);
   }
 }

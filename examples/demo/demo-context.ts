@@ -18,14 +18,16 @@ export class DemoContext {
   }
 
   /**
-   * The request's ORM session, created on first use; `*By` columns get the caller's user name, and every entity
-   * (all are scoped by tenant) the caller's tenant: a caller without one reaches none of them.
+   * The request's ORM session, created on first use; `*By` columns get the caller's user name, every entity (all
+   * are scoped by tenant) the caller's tenant, and the entities' policies the caller itself: a caller without a
+   * tenant reaches none of them.
    */
   get orm(): HttpContext {
     if (this.#orm === undefined) {
       this.#orm = new HttpContext(this.#database);
       this.#orm.onGetCurrentUser = () => this.#request?.user?.username ?? "";
       this.#orm.onGetCurrentTenant = () => this.#request?.user?.tenant;
+      this.#orm.onGetCurrentCaller = () => this.#request?.user;
     }
     return this.#orm;
   }

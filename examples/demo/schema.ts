@@ -1,6 +1,7 @@
 import { type Context, type EntityClass, EntityMapping, Schema, type SchemaOptions } from "tenon";
 import { demoTenants } from "./authentication.js";
 import { Company, Employee, EmployeeDirectory, Order, OrderLine } from "./entities.js";
+import { seededUsCompanies } from "./seed.js";
 
 /** The demo's entities, parents before children: the schema tool writes their tables, sequences and keys. */
 export const demoEntities: readonly EntityClass[] = [Company, Employee, Order, OrderLine, EmployeeDirectory];
@@ -68,11 +69,27 @@ export async function ensureDemoSchema(context: Context, reset: boolean): Promis
     else await convertSqliteMoney(context);
   }
   // A demo database of an earlier Tenon has no tenants: its rows become the seed's tenant's, as if seeded now.
+  // Nor regions or orders' creators: its companies get the seed's regions (EU unless the seed says US), and its
+  // orders the seed as their creator.
+  const added = (table: string, column: string): boolean =>
+    applied.differences.some(
+      (difference) =>
+        difference.kind === "missingColumn" && difference.table === table && difference.column?.toLowerCase() === column.toLowerCase(),
+    );
   for (const difference of applied.differences) {
     if (difference.kind === "missingColumn" && difference.column?.toLowerCase() === "tenantid")
       await context.execute(`UPDATE ${q(difference.table)} SET ${q("TenantID")} = :tenant WHERE ${q("TenantID")} IS NULL`, {
         tenant: demoTenants.seeded,
       });
   }
+  if (added(companies, "Region")) {
+    const region = q("Region");
+    await context.execute(`UPDATE ${q(companies)} SET ${region} = 'EU' WHERE ${region} IS NULL OR ${region} = ''`);
+    for (const name of seededUsCompanies)
+      await context.execute(`UPDATE ${q(companies)} SET ${region} = 'US' WHERE ${q("Name")} = :name`, { name });
+  }
+  const orders = EntityMapping.of(Order).tableName;
+  if (added(orders, "CreatedBy"))
+    await context.execute(`UPDATE ${q(orders)} SET ${q("CreatedBy")} = 'seed' WHERE ${q("CreatedBy")} IS NULL OR ${q("CreatedBy")} = ''`);
   return created;
 }

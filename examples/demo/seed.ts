@@ -3,11 +3,14 @@ import { demoTenants } from "./authentication.js";
 import { Company, Employee, Order, OrderLine } from "./entities.js";
 
 const companies = [
-  { name: "Acme Corporation", email: "info@acme.example", vatNumber: "IT01234567890", creditLimit: "50000.00" },
-  { name: "Globex Industries", email: "sales@globex.example", vatNumber: "DE123456789", creditLimit: "120000.00" },
-  { name: "Initech", email: "contact@initech.example", vatNumber: "FR12345678901", creditLimit: "15000.00" },
-  { name: "Umbrella Trading", email: "office@umbrella.example", vatNumber: "NL123456789B01", creditLimit: "0.00" },
+  { name: "Acme Corporation", email: "info@acme.example", vatNumber: "IT01234567890", creditLimit: "50000.00", region: "EU" },
+  { name: "Globex Industries", email: "sales@globex.example", vatNumber: "DE123456789", creditLimit: "120000.00", region: "US" },
+  { name: "Initech", email: "contact@initech.example", vatNumber: "FR12345678901", creditLimit: "15000.00", region: "EU" },
+  { name: "Umbrella Trading", email: "office@umbrella.example", vatNumber: "NL123456789B01", creditLimit: "0.00", region: "US" },
 ];
+
+/** The seed's companies of the region `US` (the others are `EU`): a demo database of an earlier Tenon gets the same. */
+export const seededUsCompanies: readonly string[] = companies.filter((company) => company.region === "US").map((company) => company.name);
 
 const firstNames = ["Ada", "Alan", "Grace", "Linus", "Barbara", "Edsger", "Donald", "Margaret", "Ken", "Frances"];
 const lastNames = ["Lovelace", "Turing", "Hopper", "Torvalds", "Liskov", "Dijkstra", "Knuth", "Hamilton", "Thompson", "Allen"];
@@ -43,6 +46,7 @@ export async function seedDemo(context: Context): Promise<void> {
     for (let i = 0; i < 5; i++) {
       const order = await context.createEntity(Order);
       order.tenantId = tenantId;
+      order.createdBy = "seed";
       order.number = `SO-2026-${String(i + 1).padStart(4, "0")}`;
       order.company.id = saved[i % 3].id;
       const lines: OrderLine[] = [];

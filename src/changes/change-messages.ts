@@ -13,6 +13,8 @@ export const ChangeMessages = {
     `The webhook subscription "${name}" names the entity "${entity}", which is none of the feeds of its ChangeWebhooks.`,
   badEntities: (name: string) => `The webhook subscription "${name}" needs entities as a non-empty list of distinct entity class names.`,
   badTenant: (name: string) => `The webhook subscription "${name}" needs a tenant of 1 to 100 characters, or none.`,
+  badCaller: (name: string) =>
+    `The webhook subscription "${name}" needs a caller of a user name, a list of areas, a tenant and an object of claims, or none.`,
   badNumber: (name: string, field: string, low: number, high: number) =>
     `The webhook subscription "${name}" needs ${field} as a whole number from ${low} to ${high}.`,
   delaysOutOfOrder: (name: string) => `The webhook subscription "${name}" needs maxDelayMs at least as large as initialDelayMs.`,

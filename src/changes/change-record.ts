@@ -42,9 +42,12 @@ export interface ChangeRecord {
   readonly data?: JsonObject;
 }
 
-/** The JSON text of the record a stored change sends (its `data` copied as stored, not parsed again). */
-export function changeRecordJson(change: StoredChange): string {
+/**
+ * The JSON text of the record a stored change sends: its `data` copied as stored, not parsed again, or the text
+ * `data` given instead (the data as one reader may see it).
+ */
+export function changeRecordJson(change: StoredChange, data: string | null = change.data): string {
   const head = `{"entity":${JSON.stringify(change.entity)},"key":${change.key},"action":"${change.action}","version":${change.version === null ? "null" : change.version}`;
-  if (change.action === "delete" || change.data === null) return `${head}}`;
-  return `${head},"data":${change.data}}`;
+  if (change.action === "delete" || data === null) return `${head}}`;
+  return `${head},"data":${data}}`;
 }

@@ -7,6 +7,10 @@ import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
 import { ChangeHub } from "./change-hub.js";
 import { ChangeMessages } from "./change-messages.js";
+import { changeRecordFor } from "./change-policy.js";
+import { changeRecordJson, type StoredChange } from "./change-record.js";
+import { CallerPolicy } from "../policy/caller-policy.js";
+import { entityPolicyOf } from "../policy/entity-policy.js";
 import { type LeaseGuard, SubscriptionDelivery } from "./webhook-delivery.js";
 import { type WebhookDeadLetter, WebhookStore } from "./webhook-store.js";
 import { type CheckedSubscription, checkSubscription, storedDefinition, type WebhookSubscription } from "./webhook-subscription.js";
@@ -70,6 +74,7 @@ export class ChangeWebhooks {
   readonly owner: string;
   readonly #store: WebhookStore;
   readonly #feeds: ReadonlySet<string>;
+  readonly #mappings = new Map<string, EntityMapping>();
   readonly #code = new Map<string, CheckedSubscription>();
   #stored = new Map<string, CheckedSubscription>();
   readonly #storedText = new Map<string, string>();
@@ -94,6 +99,7 @@ export class ChangeWebhooks {
       const mapping = EntityMapping.of(entityClass);
       if (mapping.changeFeed === undefined) throw new WebhookConfigurationError("", "feeds", ChangeMessages.notAFeed(mapping.name));
       feeds.add(mapping.name);
+      this.#mappings.set(mapping.name, mapping);
     }
     this.#feeds = feeds;
     for (const subscription of options.subscriptions ?? []) {
@@ -262,6 +268,7 @@ export class ChangeWebhooks {
       subscription,
       guard,
       this.#report,
+      this.#recordsFor(subscription),
     );
     this.#held.set(name, holding);
     holding.done = holding.delivery
@@ -270,6 +277,24 @@ export class ChangeWebhooks {
       .finally(() => {
         if (this.#held.get(name) === holding) this.#held.delete(name);
       });
+  }
+
+  /**
+   * The records a subscription receives: with a caller, as its entities' policies let that caller hear of them
+   * (`changeRecordFor`; none of a row its rules do not grant it for `changes`); else every record as stored.
+   */
+  #recordsFor(subscription: CheckedSubscription): ((change: StoredChange) => string | undefined) | undefined {
+    const caller = subscription.caller;
+    if (caller === undefined) return undefined;
+    const policies = new Map<string, CallerPolicy | undefined>();
+    for (const [name, mapping] of this.#mappings) {
+      const declared = mapping.hasPolicy ? entityPolicyOf(mapping) : undefined;
+      policies.set(name, declared === undefined ? undefined : new CallerPolicy(declared, caller));
+    }
+    return (change) => {
+      const policy = policies.get(change.entity);
+      return policy === undefined ? changeRecordJson(change) : changeRecordFor(change, policy);
+    };
   }
 
   /** Stops delivering a subscription and frees its lease (when still held). */

@@ -10,6 +10,8 @@ import { type ChangeAction, type ChangeRecorder, useChangeRecorder } from "../se
 import type { Context } from "../session/context.js";
 import { type ChangeStatements, changeStatementsOf } from "../sql/change-statements.js";
 import { announceChanges } from "./change-signal.js";
+// The policy of an entity with a change feed is checked against what its records carry when it is mapped.
+import "./change-policy.js";
 
 /** A change captured in a transaction, waiting for its position at COMMIT. */
 interface KeptChange {
@@ -112,13 +114,16 @@ async function createCounter(connection: Connection, statements: ChangeStatement
   if (created === 0) await connection.execute(statements.raiseCounter, [count]);
 }
 
-/** The rows of `entities` as committed in this transaction, by key (one query; a row a fixed WHERE hides is absent). */
+/**
+ * The rows of `entities` as committed in this transaction, by key (one query; a row a fixed WHERE hides is absent).
+ * Read under no policy: a change record carries the row, and each reader's policy decides what of it that reader sees.
+ */
 async function committedRows(session: Context, mapping: EntityMapping, entities: readonly object[]): Promise<Map<number, object>> {
   const rows = new Map<number, object>();
   const keys = entities.map((entity) => mapping.idOf(entity));
   for (let start = 0; start < keys.length; start += recordsPerStatement) {
     const filter = new Filter().add({ kind: "in", column: mapping.primaryKey, values: keys.slice(start, start + recordsPerStatement) });
-    for (const row of await session.select(mapping.entityClass, filter)) rows.set(mapping.idOf(row), row);
+    for (const row of await session.selectFor(mapping.entityClass, filter, null)) rows.set(mapping.idOf(row), row);
   }
   return rows;
 }

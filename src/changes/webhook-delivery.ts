@@ -64,7 +64,21 @@ export class SubscriptionDelivery {
   #kick: (() => void) | undefined;
   #pollWanted = true;
 
-  constructor(hub: ChangeHub, store: WebhookStore, subscription: CheckedSubscription, guard: LeaseGuard, report: (error: Error) => void) {
+  readonly #recordOf: (change: StoredChange) => string | undefined;
+
+  /**
+   * `recordOf` is the text of a change's record as the subscription receives it, undefined for one it does not
+   * (its caller's policy: `ChangeWebhooks`); default the record as stored.
+   */
+  constructor(
+    hub: ChangeHub,
+    store: WebhookStore,
+    subscription: CheckedSubscription,
+    guard: LeaseGuard,
+    report: (error: Error) => void,
+    recordOf: (change: StoredChange) => string | undefined = changeRecordJson,
+  ) {
+    this.#recordOf = recordOf;
     this.#hub = hub;
     this.#store = store;
     this.#subscription = subscription;
@@ -193,7 +207,12 @@ export class SubscriptionDelivery {
   /** Sends a new change, or sets it aside behind the key's dead letters; then it is done. */
   async #deliverLive(lane: Lane, change: StoredChange): Promise<void> {
     const id = `${lane.entity}\u0000${lane.key}`;
-    const body = changeRecordJson(change);
+    const body = this.#recordOf(change);
+    // A change the subscription's caller may not hear of is done without a delivery.
+    if (body === undefined) {
+      this.#done.add(change.position);
+      return;
+    }
     // The memory says which keys may have dead letters; the table says whether they still do (a discard elsewhere).
     const waiting = this.#parked.has(id) ? await this.#store.firstOfKey(this.#subscription.name, lane.entity, lane.key) : undefined;
     if (waiting !== undefined) {

@@ -1,4 +1,5 @@
 import { WebhookConfigurationError } from "../errors.js";
+import type { PolicyCaller } from "../policy/caller.js";
 import { ChangeMessages } from "./change-messages.js";
 import { decodeWebhookSecret } from "./webhook-signature.js";
 
@@ -19,6 +20,12 @@ export interface WebhookSubscription {
   readonly entities?: readonly string[];
   /** Only the changes of this tenant (and of entities without a tenant); default every tenant's. */
   readonly tenant?: string;
+  /**
+   * The caller whose entities' `@Policy`s decide what the subscription receives (docs/policies.md): only the changes
+   * of rows its rules grant it for `changes`, without the members it may not read. Default none: every change of its
+   * entities (and tenant), as the application configured.
+   */
+  readonly caller?: PolicyCaller;
   /** Attempts of one event before it goes to the dead-letter table, 1 to 100; default 8. */
   readonly maxAttempts?: number;
   /** The delay before the first retry, in milliseconds (doubled at each further one, with jitter); default 1,000. */
@@ -39,6 +46,7 @@ export interface CheckedSubscription {
   readonly key: Uint8Array;
   readonly entities: ReadonlySet<string>;
   readonly tenant: string | undefined;
+  readonly caller?: PolicyCaller;
   readonly maxAttempts: number;
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
@@ -53,6 +61,7 @@ const fields = new Set([
   "secret",
   "entities",
   "tenant",
+  "caller",
   "maxAttempts",
   "initialDelayMs",
   "maxDelayMs",
@@ -89,6 +98,7 @@ export function checkSubscription(input: unknown, feeds: ReadonlySet<string>): C
   const tenant = given.tenant;
   if (tenant !== undefined && (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 100))
     fail("tenant", ChangeMessages.badTenant(name));
+  const caller = given.caller === undefined ? undefined : (checkCaller(given.caller) ?? fail("caller", ChangeMessages.badCaller(name)));
   const number = (field: string, fallback: number, low: number, high: number): number => {
     const value = given[field] ?? fallback;
     if (typeof value !== "number" || !Number.isInteger(value) || value < low || value > high)
@@ -102,6 +112,7 @@ export function checkSubscription(input: unknown, feeds: ReadonlySet<string>): C
     key,
     entities,
     tenant: tenant as string | undefined,
+    ...(caller !== undefined ? { caller } : {}),
     maxAttempts: number("maxAttempts", 8, 1, 100),
     initialDelayMs: number("initialDelayMs", 1_000, 1, 3_600_000),
     maxDelayMs: number("maxDelayMs", 300_000, 1, 86_400_000),
@@ -110,6 +121,16 @@ export function checkSubscription(input: unknown, feeds: ReadonlySet<string>): C
   };
   if (checked.maxDelayMs < checked.initialDelayMs) fail("maxDelayMs", ChangeMessages.delaysOutOfOrder(name));
   return checked;
+}
+
+/** A caller of the shape a policy reads (`PolicyCaller`), frozen; undefined for anything else. */
+function checkCaller(value: unknown): PolicyCaller | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { username, areas, tenant = "", claims = {} } = value as Record<string, unknown>;
+  if (typeof username !== "string" || typeof tenant !== "string") return undefined;
+  if (!Array.isArray(areas) || areas.some((area) => typeof area !== "string")) return undefined;
+  if (typeof claims !== "object" || claims === null || Array.isArray(claims)) return undefined;
+  return Object.freeze({ username, areas: Object.freeze([...(areas as string[])]), tenant, claims: Object.freeze({ ...claims }) });
 }
 
 function checkUrl(value: unknown): string | undefined {

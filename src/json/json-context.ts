@@ -4,7 +4,7 @@ import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
 import { Context } from "../session/context.js";
 import { entityFromJson } from "./json-deserializer.js";
-import { metadataOf } from "./json-metadata.js";
+import { metadataForCaller, metadataOf } from "./json-metadata.js";
 import { JsonMessages } from "./json-messages.js";
 import { JsonSerializerConfig } from "./json-serializer-config.js";
 import { JsonSerializer } from "./json-serializer.js";
@@ -64,7 +64,7 @@ export class JsonContext extends Context {
    * a wrong JSON type throws `InvalidInputError` naming the property.
    */
   fromJson<T extends object>(entityClass: EntityClass<T>, json: unknown): T {
-    return entityFromJson(entityClass, json, (entity) => this.attach(entity), this.maxDetailItems);
+    return entityFromJson(entityClass, json, (entity) => this.attach(entity), this.maxDetailItems, this);
   }
 
   /** `fromJson` of a JSON text; text that is not JSON throws `InvalidInputError`. */
@@ -78,9 +78,14 @@ export class JsonContext extends Context {
     return this.fromJson(entityClass, json);
   }
 
-  /** The metadata of an entity class (`{entity, primaryKey, versionColumn?, properties}`: docs/crud.md). */
+  /**
+   * The metadata of an entity class (`{entity, primaryKey, versionColumn?, properties}`: docs/crud.md); of an entity
+   * with a `@Policy`, as the session's caller sees it (what it can neither read nor write left out).
+   */
   metadataToJson(entityClass: EntityClass): JsonObject {
-    return metadataOf(EntityMapping.of(entityClass));
+    const mapping = EntityMapping.of(entityClass);
+    const policy = mapping.hasPolicy ? this.callerPolicy(mapping) : undefined;
+    return policy === undefined ? metadataOf(mapping) : metadataForCaller(mapping, policy);
   }
 }
 

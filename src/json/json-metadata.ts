@@ -2,6 +2,7 @@ import type { EntityMapping } from "../mapping/entity-mapping.js";
 import { PerKeyCache } from "../per-key-cache.js";
 import { isDeserialized, isFilterable, isSerialized, jsonMemberName, jsonPropertyName } from "./json-visibility.js";
 import type { JsonObject } from "./json-value.js";
+import type { CallerPolicy } from "../policy/caller-policy.js";
 
 const cache = new PerKeyCache(build);
 
@@ -15,6 +16,33 @@ const cache = new PerKeyCache(build);
  */
 export function metadataOf(mapping: EntityMapping): JsonObject {
   return structuredClone(cache.of(mapping));
+}
+
+/**
+ * The metadata as one caller of a governed entity sees it (`metadataOf`'s answer, changed): a member the caller can
+ * neither read nor write is left out, one it reads on no row is `readable: false`, one it cannot write
+ * `writable: false`, and one it does not read on every row `filterable: false` (it may be named in no filter).
+ */
+export function metadataForCaller(mapping: EntityMapping, policy: CallerPolicy): JsonObject {
+  const metadata = metadataOf(mapping);
+  const byName = new Map(mapping.columns.map((column) => [jsonPropertyName(column), column]));
+  const properties: JsonObject[] = [];
+  for (const property of metadata.properties as JsonObject[]) {
+    const column = byName.get(property.name as string);
+    if (column === undefined) {
+      properties.push(property);
+      continue;
+    }
+    const unreadable = policy.hidden.has(column);
+    const unwritable = policy.notWritable.has(column);
+    if ((unreadable || property.readable === false) && (unwritable || property.writable === false)) continue;
+    if (!policy.readsAlways(column)) property.filterable = false;
+    if (unreadable) property.readable = false;
+    if (unwritable) property.writable = false;
+    properties.push(property);
+  }
+  metadata.properties = properties;
+  return metadata;
 }
 
 function build(mapping: EntityMapping): JsonObject {

@@ -12,6 +12,8 @@ import { isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "
 export interface ScalarWrite {
   readonly kind: "scalar";
   readonly name: string;
+  /** The member written; a policy's hidden members are found by it. */
+  readonly member?: ColumnMapping;
   readonly get: (entity: object) => unknown;
   readonly encode: ColumnEncoder;
 }
@@ -20,6 +22,8 @@ export interface ScalarWrite {
 export interface ReferenceWrite {
   readonly kind: "reference";
   readonly name: string;
+  /** The member written; a policy's hidden members are found by it. */
+  readonly member?: ColumnMapping;
   readonly idName: string;
   readonly get: (entity: object) => unknown;
   readonly target: () => EntityClass;
@@ -29,6 +33,8 @@ export interface ReferenceWrite {
 export interface DetailWrite {
   readonly kind: "detail";
   readonly name: string;
+  /** The member written; a policy's hidden members are found by it. */
+  readonly member?: DetailMapping;
   readonly get: (entity: object) => unknown;
   readonly target: () => EntityClass;
 }
@@ -56,10 +62,23 @@ export class JsonPlan {
   readonly hasExpansions: boolean;
   /** Writes an entity without expanding anything: scalars and `<name>Id` (level 0 of every preset). */
   readonly flat: FlatWriter;
+  /** The plans of this one without some members, by their names (what a caller's policy hides). */
+  readonly #without = new Map<string, JsonPlan>();
 
   /** @internal use `jsonPlanOf`. */
-  constructor(mapping: EntityMapping, members: ReadonlyMap<string, RawMember>) {
+  constructor(
+    mapping: EntityMapping,
+    members: ReadonlyMap<string, RawMember>,
+    derived?: { writes: readonly FieldWrite[]; reads: readonly FieldRead[] },
+  ) {
     this.mapping = mapping;
+    if (derived !== undefined) {
+      this.writes = derived.writes;
+      this.reads = derived.reads;
+      this.hasExpansions = derived.writes.some((write) => write.kind !== "scalar");
+      this.flat = flatWriterOf(derived.writes);
+      return;
+    }
     const mapped = new Set<string>();
     for (const column of mapping.columns) mapped.add(column.property);
     for (const detail of mapping.details) mapped.add(detail.property);
@@ -97,7 +116,7 @@ export class JsonPlan {
       if ("childForeignKey" in member) {
         const name = jsonMemberName(member);
         claim(name, member.property);
-        if (isSerialized(member)) writes.push({ kind: "detail", name, get: member.get, target: member.target });
+        if (isSerialized(member)) writes.push({ kind: "detail", name, member, get: member.get, target: member.target });
         if (isDeserialized(member)) reads.push({ kind: "detail", name, detail: member });
         continue;
       }
@@ -110,13 +129,14 @@ export class JsonPlan {
           writes.push({
             kind: "reference",
             name: jsonMemberName(column),
+            member: column,
             idName: name,
             get: column.get,
             target: column.type.target as () => EntityClass,
           });
       } else {
         claim(name, column.property);
-        if (isSerialized(column)) writes.push({ kind: "scalar", name, get: column.get, encode: encoderFor(column.type) });
+        if (isSerialized(column)) writes.push({ kind: "scalar", name, member: column, get: column.get, encode: encoderFor(column.type) });
       }
       if (isDeserialized(column)) reads.push({ kind: "column", name, column, decode: decoderFor(column.type, name) });
     }
@@ -124,6 +144,30 @@ export class JsonPlan {
     this.reads = reads;
     this.hasExpansions = writes.some((write) => write.kind !== "scalar");
     this.flat = flatWriterOf(writes);
+  }
+
+  /**
+   * This plan without the members `hidden` (those a caller may not read): they are neither written nor read. Built
+   * once per set of members, so a page of entities hidden alike shares one plan and its generated writer.
+   */
+  without(hidden: readonly (ColumnMapping | DetailMapping)[]): JsonPlan {
+    if (hidden.length === 0) return this;
+    const key =
+      hidden.length === 1
+        ? hidden[0].property
+        : hidden
+            .map((member) => member.property)
+            .sort()
+            .join(",");
+    let plan = this.#without.get(key);
+    if (plan === undefined) {
+      const gone = new Set<ColumnMapping | DetailMapping>(hidden);
+      const writes = this.writes.filter((write) => write.member === undefined || !gone.has(write.member));
+      const reads = this.reads.filter((read) => !gone.has(read.kind === "column" ? read.column : read.detail));
+      plan = new JsonPlan(this.mapping, new Map(), { writes, reads });
+      this.#without.set(key, plan);
+    }
+    return plan;
   }
 }
 

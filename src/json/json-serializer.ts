@@ -6,6 +6,7 @@ import type { Context } from "../session/context.js";
 import { jsonPlanOfEntity, type JsonPlan, type ReferenceWrite } from "./json-plan.js";
 import type { JsonSerializerConfig } from "./json-serializer-config.js";
 import type { JsonObject } from "./json-value.js";
+import { entityValues } from "../policy/caller-policy.js";
 
 const prefetchChunk = 500;
 
@@ -30,13 +31,25 @@ export class JsonSerializer {
 
   /** Writes one entity. */
   one(entity: object): Promise<JsonObject> {
-    return this.#write(entity, jsonPlanOfEntity(entity), 0);
+    return this.#write(entity, this.#visible(jsonPlanOfEntity(entity), entity), 0);
   }
 
   /** Writes one entity, at once when nothing of it expands at level 0 (no promise), else as `one` does. */
   oneNow(entity: object): JsonObject | Promise<JsonObject> {
-    const plan = jsonPlanOfEntity(entity);
+    let plan = jsonPlanOfEntity(entity);
+    if (plan.mapping.hasPolicy) plan = this.#visible(plan, entity);
     return this.#config.expands(0) && plan.hasExpansions ? this.#write(entity, plan, 0) : plan.flat(entity);
+  }
+
+  /**
+   * The plan of what the session's caller may read of the entity: without the members its entity's `@Policy` hides
+   * from the caller on this row (the plan itself for an entity without one).
+   */
+  #visible(plan: JsonPlan, entity: object): JsonPlan {
+    if (!plan.mapping.hasPolicy) return plan;
+    const policy = this.#context.callerPolicy(plan.mapping);
+    if (policy === undefined) return plan;
+    return plan.without(policy.conditional.length === 0 ? policy.hiddenList : policy.hiddenOn(entityValues(entity)));
   }
 
   /** Writes several entities (reading their references in bulk first). */
@@ -48,11 +61,12 @@ export class JsonSerializer {
     const out = new Array<JsonObject>(entities.length);
     if (entities.length === 0) return out;
     const expand = this.#config.expands(level);
-    let plan = jsonPlanOfEntity(entities[0]);
-    if (expand && plan.hasExpansions) await this.#prefetch(entities);
+    let base = jsonPlanOfEntity(entities[0]);
+    if (expand && base.hasExpansions) await this.#prefetch(entities);
     for (let i = 0; i < entities.length; i++) {
       const entity = entities[i];
-      if (entity.constructor !== plan.mapping.entityClass) plan = jsonPlanOfEntity(entity);
+      if (entity.constructor !== base.mapping.entityClass) base = jsonPlanOfEntity(entity);
+      const plan = this.#visible(base, entity);
       out[i] = expand && plan.hasExpansions ? await this.#write(entity, plan, level) : plan.flat(entity);
     }
     return out;
@@ -80,7 +94,8 @@ export class JsonSerializer {
             const loaded = (lazy as Lazy<object>).value;
             const target = loaded !== undefined ? loaded : await (lazy as Lazy<object>).get();
             if (target === null) json[field.name] = null;
-            else if (!path.has(target)) json[field.name] = await this.#write(target, jsonPlanOfEntity(target), level + 1);
+            else if (!path.has(target))
+              json[field.name] = await this.#write(target, this.#visible(jsonPlanOfEntity(target), target), level + 1);
             break;
           }
           case "detail": {

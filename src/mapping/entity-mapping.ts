@@ -3,7 +3,7 @@ import { ColumnMapping, DetailMapping } from "./column-mapping.js";
 import type { ConcreteEntityClass, EntityClass } from "./column-type.js";
 import type { JoinDeclaration, RelationDeclaration } from "./entity-decorators.js";
 import { readEntityDeclarations, type WhereClauseParameterMapping } from "./entity-declarations.js";
-import { changeFeedKey, type AuditRole } from "./mapping-keys.js";
+import { changeFeedKey, policyKey, type AuditRole } from "./mapping-keys.js";
 import type { ChangeFeedOptions } from "./change-feed-decorator.js";
 import { checkMappingRules } from "./mapping-rules.js";
 import { rawEntityOf, type RawEntity, type RawMember } from "./metadata-store.js";
@@ -96,6 +96,11 @@ export class EntityMapping<T extends object = object> {
   readonly audit: Readonly<Partial<Record<AuditRole, ColumnMapping>>>;
   /** The entity's `@ChangeFeed` options: every committed write of it leaves a change record; undefined without one. */
   readonly changeFeed: ChangeFeedOptions | undefined;
+  /**
+   * Whether a `@Policy` governs the entity: its statements then depend on the session's caller (docs/policies.md).
+   * An entity without one runs the statements it ran before, after this one test.
+   */
+  readonly hasPolicy: boolean;
   /** Class-level records of every layer, by key. */
   readonly annotations: ReadonlyMap<symbol, readonly unknown[]>;
   /** Every decorated member (columns, details, methods), by member name as declared. */
@@ -125,6 +130,7 @@ export class EntityMapping<T extends object = object> {
     this.audit = declared.audit;
     for (const column of declared.columns) this.#byProperty.set(column.property, column);
     this.changeFeed = changeFeedOf(this, raw);
+    this.hasPolicy = raw.annotations.has(policyKey);
     // The rules guarantee each detail's own column.
     this.details = declared.details.map(
       ({ member, declaration, localColumn }) => new DetailMapping(member, declaration, localColumn as ColumnMapping),

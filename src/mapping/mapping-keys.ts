@@ -23,6 +23,9 @@ export const MappingKey = {
 /** The annotation key of `@ChangeFeed`, a class decorator kept apart from the member keys above. @internal */
 export const changeFeedKey = Symbol("tenon.ChangeFeed");
 
+/** The annotation key of `@Policy` (docs/policies.md), a class decorator of the policy layer. @internal */
+export const policyKey = Symbol("tenon.Policy");
+
 /** The six change-tracking roles. */
 export type AuditRole = "createdAt" | "createdBy" | "updatedAt" | "updatedBy" | "deletedAt" | "deletedBy";
 

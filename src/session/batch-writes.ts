@@ -12,6 +12,10 @@ import { insertRows, rowsPerStatement } from "./insert-row.js";
 import { SessionMessages } from "./session-messages.js";
 import { checkTenantReferences, sessionStatements, sessionTenant, type TenantSource, withTenant } from "./tenant-scope.js";
 import { columnValues, keyValues, stamp, writableMapping, writeByKey } from "./write-values.js";
+import type { Condition } from "../filter/condition.js";
+import type { CallerPolicy } from "../policy/caller-policy.js";
+import type { PolicyOperation } from "../policy/policy-operation.js";
+import { refuseInsertedValues } from "./policy-scope.js";
 
 /** What the batch writes need of their session (`Context` lends it): they run inside its transaction. */
 export interface BatchSession {
@@ -36,6 +40,16 @@ export interface BatchSession {
   deleted(mapping: EntityMapping, entity: object): void;
   /** Keeps the change records of a write of `entities` until the transaction commits (when the entity has a change feed). */
   captured(mapping: EntityMapping, entities: readonly object[], action: ChangeAction, versionDelta?: number): Promise<void>;
+  /** The entity's `@Policy` for the session's caller; undefined when none applies. */
+  policy(mapping: EntityMapping): CallerPolicy | undefined;
+  /** What a write of a governed entity checks before its events (see `SessionWrites.beforePolicyWrite`). */
+  beforePolicyWrite(kind: "insert" | "update" | "delete", policy: CallerPolicy, entity: object): Promise<void>;
+  /** The error of a write by key of a governed entity that changed no row (see `SessionWrites.explainNoRow`). */
+  explainNoRow(policy: CallerPolicy, entity: object, operation: PolicyOperation, error: unknown): Promise<never>;
+  /** In a session with a caller, the references of a write must name rows the caller may read. */
+  checkReferences(mapping: EntityMapping, entity: object, tenantChecked: boolean): Promise<void> | undefined;
+  /** The condition an UPDATE of a governed entity carries (see `SessionWrites.updateGuard`). */
+  updateGuard(policy: CallerPolicy, statements: EntityStatements, entity: object): Promise<Condition | undefined>;
 }
 
 /** The mapping shared by every entity of a batch; entities of several classes are refused. */
@@ -53,19 +67,24 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
   const statements = sessionStatements(context, mapping, context.database.dialect);
   const tenant = sessionTenant(context, mapping);
   const events = hasEvents("insert", mapping);
+  const policy = batch.policy(mapping);
   const connection = await batch.acquire();
   await drawKeys(batch, entities);
   const user = batch.user();
   for (let i = 0; i < entities.length; i++) {
     onItem?.(i);
     const entity = entities[i];
+    if (policy !== undefined) await batch.beforePolicyWrite("insert", policy, entity);
     if (tenant !== undefined) {
       mapping.tenantColumn?.set(entity, tenant);
       await checkTenantReferences(context, mapping, entity);
     }
+    const referencing = batch.checkReferences(mapping, entity, tenant !== undefined);
+    if (referencing !== undefined) await referencing;
     if (events) await runBeforeEvents("insert", mapping, entity, context);
     mapping.versionColumn?.set(entity, 0);
     stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, user);
+    if (policy !== undefined) refuseInsertedValues(policy, entity);
     const validating = validateEntity(mapping, entity, context);
     if (validating !== undefined) await validating;
   }
@@ -87,8 +106,8 @@ export async function insertAll(batch: BatchSession, entities: readonly object[]
 export async function drawKeys(batch: BatchSession, entities: readonly object[]): Promise<void> {
   if (entities.length === 0) return;
   const mapping = batchMapping(entities, "setSequenceIds");
-  // A tenant's session never keeps a chosen key (see `Context.insert`): only drawn ones stay.
-  const scoped = sessionTenant(batch.session, mapping) !== undefined;
+  // A tenant's session never keeps a chosen key, nor a caller whose policy may hide rows (see `Context.insert`).
+  const scoped = sessionTenant(batch.session, mapping) !== undefined || batch.policy(mapping)?.policy.rules !== undefined;
   const keyless = entities.filter((entity) => {
     const id = mapping.primaryKey.get(entity) as number;
     return !(id > 0) || (scoped && !batch.isDrawn(entity, id));
@@ -115,8 +134,15 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
   const dialect = context.database.dialect;
   const statements = sessionStatements(context, mapping, dialect);
   const tenant = sessionTenant(context, mapping);
+  const policy = batch.policy(mapping);
+  const guard = policy?.rows("delete");
   const connection = await batch.acquire();
   const events = hasEvents("delete", mapping);
+  if (policy !== undefined)
+    for (let i = 0; i < entities.length; i++) {
+      onItem?.(i);
+      await batch.beforePolicyWrite("delete", policy, entities[i]);
+    }
   if (events)
     for (let i = 0; i < entities.length; i++) {
       onItem?.(i);
@@ -132,15 +158,21 @@ export async function deleteAll(batch: BatchSession, entities: readonly object[]
     const parameters = withTenant([...pair, ...chunk.flatMap((entity) => keyValues(mapping, entity))], tenant);
     // A caller that wants to know which entity failed gets a savepoint, so that the rows can be read as they were.
     if (onItem !== undefined) await connection.execute(rowsSavepoint.set, []);
-    const changed = await connection.execute(statements.deleteManySql(chunk.length), parameters);
+    const statement = guarded(statements, statements.deleteManySql(chunk.length), parameters, guard);
+    const changed = await connection.execute(statement.sql, statement.parameters);
     if (changed !== chunk.length) {
       let stale = 0;
+      const error = new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[stale]));
       if (onItem !== undefined) {
         await connection.execute(rowsSavepoint.rollback, []);
-        stale = await firstStale(connection, statements, chunk, tenant);
+        stale = await firstStale(connection, statements, chunk, tenant, guard);
         onItem(start + stale);
+        const staleError = new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[stale]));
+        // With the rows as they were, a policy's refusal can be told from a stale version.
+        if (policy !== undefined) await batch.explainNoRow(policy, chunk[stale], "delete", staleError);
+        throw staleError;
       }
-      throw new ConcurrentUpdateError(mapping.name, mapping.idOf(chunk[stale]));
+      throw error;
     }
     if (onItem !== undefined) await connection.execute(rowsSavepoint.release, []);
   }
@@ -168,16 +200,27 @@ async function firstStale(
   statements: EntityStatements,
   chunk: readonly object[],
   tenant: string | undefined,
+  guard: Condition | undefined,
 ): Promise<number> {
   const mapping = statements.mapping;
   for (let i = 0; i < chunk.length; i++) {
-    const byId = statements.selectById(mapping.idOf(chunk[i]), false, tenant);
+    const byId = statements.selectById(mapping.idOf(chunk[i]), false, tenant, guard);
     const rows = await connection.query(byId.sql, byId.parameters, statements.exactIntegers);
     const version = mapping.versionColumn;
     if (rows.length === 0) return i;
     if (version !== undefined && Number(rows[0][mapping.columns.indexOf(version)]) !== version.get(chunk[i])) return i;
   }
   return 0;
+}
+
+/** A statement with a policy's guard ANDed to its WHERE (as it is without one). */
+function guarded(
+  statements: EntityStatements,
+  sql: string,
+  parameters: unknown[],
+  guard: Condition | undefined,
+): { sql: string; parameters: unknown[] } {
+  return guard === undefined ? { sql, parameters } : statements.guarded(sql, parameters, guard);
 }
 
 /** How many rows one multi-row UPDATE carries: its CASE lists grow with rows times columns, so fewer than an INSERT. */
@@ -198,23 +241,40 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
   const statements = sessionStatements(context, mapping, dialect);
   const tenant = sessionTenant(context, mapping);
   const events = hasEvents("update", mapping);
+  const policy = batch.policy(mapping);
+  // A governed entity's UPDATE carries the policy's condition, which may differ by row (see `updateGuard`).
+  const guards = new Map<object, Condition | undefined>();
+  let rowGuards = false;
   const user = batch.user();
   for (let i = 0; i < entities.length; i++) {
     onItem?.(i);
     const entity = entities[i];
+    if (policy !== undefined) await batch.beforePolicyWrite("update", policy, entity);
     if (tenant !== undefined) await checkTenantReferences(context, mapping, entity);
+    const referencing = batch.checkReferences(mapping, entity, tenant !== undefined);
+    if (referencing !== undefined) await referencing;
     if (events) await runBeforeEvents("update", mapping, entity, context);
     stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, user);
+    if (policy !== undefined) {
+      const guard = await batch.updateGuard(policy, statements, entity);
+      guards.set(entity, guard);
+      rowGuards ||= guard !== policy.rows("update");
+    }
     const validating = validateEntity(mapping, entity, context);
     if (validating !== undefined) await validating;
   }
+  const guard = policy?.rows("update");
   const connection = await batch.acquire();
-  const size = rowsPerUpdate(statements.updateColumns.length);
+  // Rows whose conditions differ go one by one; the others together.
+  const size = rowGuards ? 1 : rowsPerUpdate(statements.updateColumns.length);
+  const writeOne = (one: object): Promise<void> => {
+    const writing = writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one, tenant, guards.get(one));
+    return policy === undefined ? writing : writing.catch((error: unknown) => batch.explainNoRow(policy, one, "update", error));
+  };
   for (let start = 0; start < entities.length; start += size) {
     const chunk = entities.slice(start, start + size);
     if (chunk.length === 1) {
-      const one = chunk[0];
-      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one, tenant);
+      await writeOne(chunk[0]);
       continue;
     }
     const rows = chunk.map((entity) => columnValues(statements.updateColumns, entity, dialect));
@@ -225,7 +285,8 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     for (const entity of chunk) parameters.push(...keyValues(mapping, entity));
     withTenant(parameters, tenant);
     await connection.execute(rowsSavepoint.set, []);
-    const complete = (await connection.execute(statements.updateManySql(chunk.length), parameters)) === chunk.length;
+    const statement = guarded(statements, statements.updateManySql(chunk.length), parameters, guard);
+    const complete = (await connection.execute(statement.sql, statement.parameters)) === chunk.length;
     if (!complete) await connection.execute(rowsSavepoint.rollback, []);
     await connection.execute(rowsSavepoint.release, []);
     if (complete) {
@@ -235,8 +296,7 @@ export async function updateAll(batch: BatchSession, entities: readonly object[]
     }
     for (let row = 0; row < chunk.length; row++) {
       onItem?.(start + row);
-      const one = chunk[row];
-      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, one, tenant);
+      await writeOne(chunk[row]);
     }
   }
   for (let i = 0; i < entities.length; i++) {

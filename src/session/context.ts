@@ -20,6 +20,10 @@ import type { AggregateQuery } from "../filter/aggregate-query.js";
 import { type AggregateSpec, aggregateQueryOf } from "../filter/aggregate-spec.js";
 import { type AggregateResult, runAggregate } from "./session-aggregates.js";
 import { type CountMode, countRows, type RowCount } from "./session-counts.js";
+import type { PolicyCaller } from "../policy/caller.js";
+import type { PolicyOperation } from "../policy/policy-operation.js";
+import type { CallerPolicy } from "../policy/caller-policy.js";
+import { SessionPolicies } from "./policy-scope.js";
 import { RoutedReads } from "./routed-reads.js";
 
 /**
@@ -39,8 +43,18 @@ export class Context implements AsyncDisposable {
   onGetCurrentUser: (() => string) | undefined = undefined;
   /** Answers the caller's tenant for the entities with a `@TenantColumn` (docs/entities.md "Tenant scoping"). */
   onGetCurrentTenant: (() => string | undefined) | undefined = undefined;
-  /** True: the session reads and writes every tenant's rows. Set it explicitly, for administration and seeding. */
+  /**
+   * Answers the caller for the entities with a `@Policy` (docs/policies.md): its name, areas, tenant and claims
+   * (`HttpUser` is one). A session without one reaches no governed entity (`PolicyCallerRequiredError`).
+   */
+  onGetCurrentCaller: (() => PolicyCaller | undefined) | undefined = undefined;
+  /**
+   * True: the session reads and writes every tenant's rows, and no `@Policy` applies to it. Set it explicitly, for
+   * administration and seeding.
+   */
   unscoped = false;
+  /** Made on the first statement of an entity with a `@Policy`: a session without one pays nothing for it. */
+  #policies: SessionPolicies | undefined;
   /**
    * On a database with read replicas (`Database.readRouting`): whether this session's reads may go to a replica
    * while it has not written and is not in a transaction (undefined: the database's `replicaReads`). Ignored
@@ -71,8 +85,18 @@ export class Context implements AsyncDisposable {
     });
     const routing = database.readRouting;
     this.#routed = routing === undefined ? undefined : new RoutedReads(this.#connection, routing, this);
-    this.#reads = new SessionReads(database.dialect, this.#routed ?? this.#connection, this.#identityMap, this.#entities, this);
-    this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities);
+    this.#reads = new SessionReads(database.dialect, this.#routed ?? this.#connection, this.#identityMap, this.#entities, this, this);
+    this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities, this, this.#reads);
+  }
+
+  /**
+   * The entity's `@Policy` as it applies to this session's caller: undefined for an entity without one and for an
+   * unscoped session; throws `PolicyCallerRequiredError` when the session has no caller.
+   * @internal The seam through which JSON, the filter body and the change feed ask what the caller may see.
+   */
+  callerPolicy(mapping: EntityMapping): CallerPolicy | undefined {
+    if (!mapping.hasPolicy || this.unscoped) return undefined;
+    return (this.#policies ??= new SessionPolicies(this)).of(mapping);
   }
 
   /** Whether a transaction is open. */
@@ -147,6 +171,16 @@ export class Context implements AsyncDisposable {
   /** The entities a filter selects, in its order and page. */
   select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
     return this.#reads.select(entityClass, filter);
+  }
+
+  /**
+   * `select` for one path of reading: the rows a governed entity's policy grants the caller for `operation` (an
+   * aggregate, an export, the change feed), or with `null` every row the session's tenant reaches, under no policy
+   * (a read of the session's own, such as the change feed's record of a write).
+   * @internal The seam of the read paths that are not `read`.
+   */
+  selectFor<T extends object>(entityClass: EntityClass<T>, filter: Filter, operation: PolicyOperation | null): Promise<T[]> {
+    return this.#reads.select(entityClass, filter, operation);
   }
 
   /** Every entity of the class (the fixed WHERE clause and the soft-delete guard still apply). */

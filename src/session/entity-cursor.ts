@@ -4,6 +4,7 @@ import type { Filter } from "../filter/filter.js";
 import type { EntityMapping } from "../mapping/entity-mapping.js";
 import type { EntityMaterializer } from "./entity-materializer.js";
 import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
+import type { PolicyLookup } from "./policy-scope.js";
 
 /** How `Context.openCursor` reads. */
 export interface EntityCursorOptions {
@@ -82,7 +83,8 @@ export interface ClosableCursor {
 /** What opening a cursor needs of its session. */
 export interface CursorSession {
   readonly database: Database;
-  readonly tenants: TenantSource;
+  /** The session's tenant, and its caller's policies. */
+  readonly tenants: TenantSource & PolicyLookup;
   readonly entities: EntityMaterializer;
   /** Told when the cursor closes (the session closes those still open when it is disposed). */
   readonly onClosed: (cursor: ClosableCursor) => void;
@@ -90,7 +92,8 @@ export interface CursorSession {
 
 /**
  * Opens a cursor on what `filter` selects of `mapping`'s entities in the session's scope (its tenant, the
- * soft-delete guard, the filter's order and page), on a connection of its own.
+ * soft-delete guard, the filter's order and page, and of an entity with a `@Policy` the rows its rules grant the
+ * caller for `export`), on a connection of its own.
  */
 export async function openEntityCursor<T extends object>(
   session: CursorSession,
@@ -100,7 +103,9 @@ export async function openEntityCursor<T extends object>(
 ): Promise<EntityCursor<T>> {
   const dialect = session.database.dialect;
   const statements = sessionStatements(session.tenants, mapping, dialect);
-  const statement = statements.select(filter, statements.where(filter, sessionTenant(session.tenants, mapping)));
+  // A governed entity's rows are those its policy grants the caller for `export`.
+  const guard = mapping.hasPolicy ? session.tenants.callerPolicy(mapping)?.rows("export") : undefined;
+  const statement = statements.select(filter, statements.where(filter, sessionTenant(session.tenants, mapping), guard));
   const { rows, connection } = await openStatementCursor(session.database, statement.sql, statement.parameters, statements.exactIntegers);
   return new EntityCursor(mapping, rows, connection, session.entities, batchSizeOf(options), session.onClosed);
 }

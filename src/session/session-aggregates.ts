@@ -7,6 +7,7 @@ import type { Dialect } from "../sql/dialect.js";
 import { decimalTextOfUnits, scaledUnitsOf } from "../values/decimal-text.js";
 import type { SessionConnection } from "./session-connection.js";
 import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
+import type { PolicyLookup } from "./policy-scope.js";
 
 /** A value of an aggregate's answer: a group's value of its column's type, or a metric's (see `metricValueType`). */
 export type AggregateValue = string | number | bigint | boolean | Date | null;
@@ -26,13 +27,14 @@ export interface AggregateResult {
 
 /**
  * Runs an aggregate on a session's connection: the statement of `aggregateStatement` over the rows a select of
- * the same filter reads (tenant and soft delete included), read back into the values `metricValueType` says.
+ * the same filter reads (tenant and soft delete included, and of an entity with a `@Policy` the rows its rules grant
+ * the caller for `aggregate`), read back into the values `metricValueType` says.
  * One row more than the page is read, whose presence says that more groups follow.
  */
 export async function runAggregate<T extends object>(
   dialect: Dialect,
   connection: SessionConnection,
-  tenants: TenantSource,
+  tenants: TenantSource & PolicyLookup,
   entityClass: EntityClass<T>,
   query: AggregateQuery,
 ): Promise<AggregateResult> {
@@ -48,13 +50,15 @@ export async function runAggregate<T extends object>(
  */
 export function prepareAggregate<T extends object>(
   dialect: Dialect,
-  tenants: TenantSource,
+  tenants: TenantSource & PolicyLookup,
   entityClass: EntityClass<T>,
   query: AggregateQuery,
 ): { readonly statement: AggregateStatement } {
   const mapping = EntityMapping.of(entityClass);
   const statements = sessionStatements(tenants, mapping, dialect);
-  const where = statements.where(query.filter, sessionTenant(tenants, mapping));
+  // A governed entity's rows are those its policy grants the caller for `aggregate`.
+  const guard = mapping.hasPolicy ? tenants.callerPolicy(mapping)?.rows("aggregate") : undefined;
+  const where = statements.where(query.filter, sessionTenant(tenants, mapping), guard);
   const paged = query.limit === undefined ? query : { ...query, limit: query.limit + 1 };
   return { statement: aggregateStatement(statements, paged, where) };
 }

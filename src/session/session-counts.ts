@@ -6,6 +6,7 @@ import type { Dialect } from "../sql/dialect.js";
 import type { CompiledStatement } from "../sql/entity-statements.js";
 import type { SessionConnection } from "./session-connection.js";
 import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
+import type { PolicyLookup } from "./policy-scope.js";
 
 /**
  * How rows are counted: `exact` every row; `estimated` from the engine's statistics (PostgreSQL's and MariaDB's
@@ -21,18 +22,23 @@ export interface RowCount {
   readonly kind: "exact" | "estimated" | "atLeast";
 }
 
-/** Counts the rows a filter matches in the way `mode` says, on a session's connection, with a select's scoping. */
+/**
+ * Counts the rows a filter matches in the way `mode` says, on a session's connection, with a select's scoping (of an
+ * entity with a `@Policy`, the rows its rules let the caller read, always counted: the planner's estimate would be
+ * the whole table's).
+ */
 export async function countRows<T extends object>(
   dialect: Dialect,
   connection: SessionConnection,
-  tenants: TenantSource,
+  tenants: TenantSource & PolicyLookup,
   entityClass: EntityClass<T>,
   filter: Filter | undefined,
   mode: CountMode,
 ): Promise<RowCount> {
   const mapping = EntityMapping.of(entityClass);
   const statements = sessionStatements(tenants, mapping, dialect);
-  const where = statements.where(filter, sessionTenant(tenants, mapping));
+  const guard = mapping.hasPolicy ? tenants.callerPolicy(mapping)?.rows("read") : undefined;
+  const where = statements.where(filter, sessionTenant(tenants, mapping), guard);
   const run = async (statement: CompiledStatement): Promise<unknown[][]> =>
     (connection.now() ?? (await connection.acquire())).query(statement.sql, statement.parameters, false);
   if (typeof mode === "object") {
@@ -40,7 +46,7 @@ export async function countRows<T extends object>(
     const count = Number((await run(countAtMost(statements, where, max)))[0][0]);
     return count > max ? { count: max, kind: "atLeast" } : { count, kind: "exact" };
   }
-  if (mode === "estimated") {
+  if (mode === "estimated" && guard === undefined) {
     const estimate = countEstimate(statements, where);
     const rows = estimate === undefined ? undefined : dialect.rowEstimate?.rows(await run(estimate));
     if (rows !== undefined) return { count: rows, kind: "estimated" };

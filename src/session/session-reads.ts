@@ -1,4 +1,5 @@
 import { EntityNotFoundError } from "../errors.js";
+import type { Condition } from "../filter/condition.js";
 import type { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
@@ -8,6 +9,8 @@ import type { EntityMaterializer } from "./entity-materializer.js";
 import type { IdentityMap } from "./identity-map.js";
 import type { ReadSource } from "./routed-reads.js";
 import { sessionStatements, sessionTenant, type TenantSource } from "./tenant-scope.js";
+import type { PolicyLookup } from "./policy-scope.js";
+import type { PolicyOperation } from "../policy/policy-operation.js";
 
 /** A filter's page with the number of rows the filter matches, read in one snapshot. */
 export interface CountedPage<T> {
@@ -27,57 +30,76 @@ export class SessionReads {
   readonly #identityMap: IdentityMap;
   readonly #entities: EntityMaterializer;
   readonly #tenants: TenantSource;
+  readonly #policies: PolicyLookup;
 
   /**
    * @param dialect the database's. @param connection where the session's reads run (its connection, or routed
-   * reads). @param identityMap, entities the session's. @param tenants the session's tenant.
+   * reads). @param identityMap, entities the session's. @param tenants the session's tenant. @param policies the
+   * session's policies.
    */
-  constructor(dialect: Dialect, connection: ReadSource, identityMap: IdentityMap, entities: EntityMaterializer, tenants: TenantSource) {
+  constructor(
+    dialect: Dialect,
+    connection: ReadSource,
+    identityMap: IdentityMap,
+    entities: EntityMaterializer,
+    tenants: TenantSource,
+    policies: PolicyLookup,
+  ) {
     this.#dialect = dialect;
     this.#connection = connection;
     this.#identityMap = identityMap;
     this.#entities = entities;
     this.#tenants = tenants;
+    this.#policies = policies;
   }
 
   /** `Context.tryGetNow`: the identity map's instance, the row read at once, or a promise of it. */
   tryGetNow<T extends object>(entityClass: EntityClass<T>, id: number, includeDeleted: boolean): T | null | Promise<T | null> {
     const mapping = EntityMapping.of(entityClass);
-    if (!mapping.isJoinEntity && !includeDeleted) {
+    // A governed entity is read through its policy every time: an instance known to the session may be one the
+    // caller wrote, or one read for the session itself, and not one it may read.
+    const guard = mapping.hasPolicy ? this.#policies.callerPolicy(mapping)?.rows("read") : undefined;
+    if (!mapping.isJoinEntity && !includeDeleted && !mapping.hasPolicy) {
       const known = this.#identityMap.get(mapping.entityClass, id);
       if (known !== undefined) return known as T;
     }
     const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
-    const statement = statements.selectById(id, includeDeleted, sessionTenant(this.#tenants, mapping));
+    const statement = statements.selectById(id, includeDeleted, sessionTenant(this.#tenants, mapping), guard);
     const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
     if (rows !== undefined) return this.#first(mapping, rows);
     return this.#query(statement, statements.exactIntegers).then((read) => this.#first(mapping, read));
   }
 
-  /** `Context.select`: the entities a filter selects, in its order and page. */
-  async select<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<T[]> {
+  /**
+   * `Context.select`: the entities a filter selects, in its order and page; a governed entity's rows are those its
+   * policy grants the caller for `operation` (null: the session's own read, under no policy).
+   */
+  async select<T extends object>(entityClass: EntityClass<T>, filter: Filter, operation: PolicyOperation | null = "read"): Promise<T[]> {
     const mapping = EntityMapping.of(entityClass);
     const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
-    const rows = await this.#query(
-      statements.select(filter, statements.where(filter, sessionTenant(this.#tenants, mapping))),
-      statements.exactIntegers,
-    );
+    const where = statements.where(filter, sessionTenant(this.#tenants, mapping), this.#guard(mapping, operation));
+    const rows = await this.#query(statements.select(filter, where), statements.exactIntegers);
     return rows.map((row) => this.#entities.materialize(mapping, row));
   }
 
-  /** `Context.selectCount`: the number of rows a filter matches. */
-  async count<T extends object>(entityClass: EntityClass<T>, filter: Filter | undefined): Promise<number> {
+  /** `Context.selectCount`: the number of rows a filter matches (of a governed entity: those the caller may read). */
+  async count<T extends object>(
+    entityClass: EntityClass<T>,
+    filter: Filter | undefined,
+    operation: PolicyOperation = "read",
+  ): Promise<number> {
     const mapping = EntityMapping.of(entityClass);
     const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
-    const rows = await this.#query(statements.count(filter, statements.where(filter, sessionTenant(this.#tenants, mapping))), false);
+    const where = statements.where(filter, sessionTenant(this.#tenants, mapping), this.#guard(mapping, operation));
+    const rows = await this.#query(statements.count(filter, where), false);
     return Number(rows[0][0]);
   }
 
   /** `Context.selectPage`: the count and the page in one snapshot (see there how). */
-  async page<T extends object>(entityClass: EntityClass<T>, filter: Filter): Promise<CountedPage<T>> {
+  async page<T extends object>(entityClass: EntityClass<T>, filter: Filter, operation: PolicyOperation = "read"): Promise<CountedPage<T>> {
     const mapping = EntityMapping.of(entityClass);
     const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
-    const where = statements.where(filter, sessionTenant(this.#tenants, mapping));
+    const where = statements.where(filter, sessionTenant(this.#tenants, mapping), this.#guard(mapping, operation));
     const connection = this.#connection.now();
     if (connection?.queryAllNow !== undefined) {
       const both = connection.queryAllNow([
@@ -101,10 +123,35 @@ export class SessionReads {
   async refresh<T extends object>(entity: T): Promise<void> {
     const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
     const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
-    const statement = statements.selectById(mapping.idOf(entity), true, sessionTenant(this.#tenants, mapping));
+    const statement = statements.selectById(
+      mapping.idOf(entity),
+      true,
+      sessionTenant(this.#tenants, mapping),
+      this.#guard(mapping, "read"),
+    );
     const rows = await this.#query(statement, statements.exactIntegers);
     if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
     this.#entities.fill(mapping, entity, rows[0]);
+  }
+
+  /**
+   * The stored row of a governed entity's key as `operation` (and the session's tenant) lets the session see it,
+   * filled into a new object outside the identity map: what a write compares the entity with. Null when it reads
+   * as absent.
+   */
+  async storedRow(mapping: EntityMapping, id: number, operation: PolicyOperation): Promise<object | null> {
+    const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
+    const statement = statements.selectById(id, false, sessionTenant(this.#tenants, mapping), this.#guard(mapping, operation));
+    const rows = await this.#query(statement, statements.exactIntegers);
+    if (rows.length === 0) return null;
+    const stored = mapping.create();
+    this.#entities.fill(mapping, stored, rows[0]);
+    return stored;
+  }
+
+  /** The condition a governed entity's policy puts on the rows of `operation`; undefined for none. */
+  #guard(mapping: EntityMapping, operation: PolicyOperation | null): Condition | undefined {
+    return mapping.hasPolicy && operation !== null ? this.#policies.callerPolicy(mapping)?.rows(operation) : undefined;
   }
 
   /** The entity of the first row, or null for no row. */

@@ -1,5 +1,5 @@
 import type { Connection } from "../engines/database.js";
-import { KeyRangeError, TenonError } from "../errors.js";
+import { ConcurrentUpdateError, KeyRangeError, PolicyRefusedError, TenonError } from "../errors.js";
 import { runAfterEvents, runBeforeEvents, type EntityEventKind } from "../events/entity-events.js";
 import { type EntityClass, int32Range } from "../mapping/column-type.js";
 import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js";
@@ -16,6 +16,23 @@ import { SessionMessages } from "./session-messages.js";
 import type { TransactionScope } from "./transaction-scope.js";
 import { type ChangeAction, changeRecorder } from "./change-capture.js";
 import { applyRelations, isSingleStatement, restoreRelations, stamp, writableMapping, writeByKey } from "./write-values.js";
+import { type CallerPolicy, entityValues } from "../policy/caller-policy.js";
+import { conditionHolds } from "../filter/condition-match.js";
+import { PolicyMessages } from "../policy/policy-messages.js";
+import type { PolicyOperation } from "../policy/policy-operation.js";
+import {
+  checkPolicyReferences,
+  enforceInsert,
+  enforceUpdate,
+  needsStoredRow,
+  bothConditions,
+  checkUpdatedValues,
+  refuseInsertedValues,
+  requireGrant,
+  type PolicyLookup,
+} from "./policy-scope.js";
+import type { SessionReads } from "./session-reads.js";
+import type { Condition } from "../filter/condition.js";
 
 /**
  * The writes of one session (`Context` answers them): keys drawn from sequences, and each write with its
@@ -29,22 +46,87 @@ export class SessionWrites implements BatchSession {
   readonly #transaction: TransactionScope;
   readonly #identityMap: IdentityMap;
   readonly #entities: EntityMaterializer;
+  readonly #policies: PolicyLookup;
+  readonly #reads: SessionReads;
   /** The key each entity got from `setSequenceId`: an insert may replace a drawn key, never a chosen one. */
   #drawnKeys: WeakMap<object, number> | undefined = undefined;
 
-  /** @param session the context. @param connection, transaction, identityMap, entities its parts. */
+  /** @param session the context. @param connection, transaction, identityMap, entities, policies, reads its parts. */
   constructor(
     session: Context,
     connection: SessionConnection,
     transaction: TransactionScope,
     identityMap: IdentityMap,
     entities: EntityMaterializer,
+    policies: PolicyLookup,
+    reads: SessionReads,
   ) {
     this.session = session;
     this.#connection = connection;
     this.#transaction = transaction;
     this.#identityMap = identityMap;
     this.#entities = entities;
+    this.#policies = policies;
+    this.#reads = reads;
+  }
+
+  /** The entity's policy for the session's caller (undefined: none applies). */
+  policy(mapping: EntityMapping): CallerPolicy | undefined {
+    return mapping.hasPolicy ? this.#policies.callerPolicy(mapping) : undefined;
+  }
+
+  /**
+   * What a governed entity's write checks before its events run: that a rule grants the caller the operation,
+   * that no member the caller may not write changes (an update compares with the stored row as the update's rules
+   * let the caller see it: one it cannot see is refused as absent), and the values the policy sets.
+   */
+  async beforePolicyWrite(kind: "insert" | "update" | "delete", policy: CallerPolicy, entity: object): Promise<void> {
+    requireGrant(policy, kind);
+    const mapping = policy.policy.mapping;
+    if (kind === "insert") {
+      enforceInsert(policy, entity);
+    } else if (kind === "update") {
+      let stored: object | undefined;
+      if (needsStoredRow(policy)) {
+        stored = (await this.#reads.storedRow(mapping, mapping.idOf(entity), "update")) ?? (await this.refusal(policy, entity, "update"));
+      }
+      enforceUpdate(policy, entity, stored);
+    } else {
+      const rows = policy.rows("delete");
+      if (rows !== undefined && !conditionHolds(rows, entityValues(entity))) await this.refusal(policy, entity, "delete");
+    }
+  }
+
+  /**
+   * The error of a write of a governed entity whose row the operation's rules do not reach: `PolicyRefusedError`
+   * when the caller may read the row, else `ConcurrentUpdateError`, the answer of a row that is gone.
+   */
+  async refusal(policy: CallerPolicy, entity: object, operation: PolicyOperation): Promise<never> {
+    const mapping = policy.policy.mapping;
+    const id = mapping.idOf(entity);
+    if ((await this.#reads.storedRow(mapping, id, "read")) !== null)
+      throw new PolicyRefusedError(mapping.name, operation, PolicyMessages.refused(mapping.name, operation));
+    throw new ConcurrentUpdateError(mapping.name, id);
+  }
+
+  /**
+   * A write by key of a governed entity that changed no row: a stale version when the operation's rules reach the
+   * row (the `ConcurrentUpdateError` stands), otherwise what `refusal` answers.
+   */
+  async explainNoRow(policy: CallerPolicy, entity: object, operation: PolicyOperation, error: unknown): Promise<never> {
+    if (!(error instanceof ConcurrentUpdateError)) throw error;
+    const mapping = policy.policy.mapping;
+    if ((await this.#reads.storedRow(mapping, mapping.idOf(entity), operation)) !== null) throw error;
+    return this.refusal(policy, entity, operation);
+  }
+
+  /**
+   * In a session with a caller, the references of a write must name rows the caller may read: the check's promise,
+   * or undefined (no promise to wait for) in a session without a caller.
+   */
+  checkReferences(mapping: EntityMapping, entity: object, tenantChecked: boolean): Promise<void> | undefined {
+    if (this.session.onGetCurrentCaller === undefined || this.session.unscoped) return undefined;
+    return checkPolicyReferences(this.session, this.#policies, mapping, entity, tenantChecked);
   }
 
   /** The session's connection. */
@@ -99,19 +181,23 @@ export class SessionWrites implements BatchSession {
 
   /** `Context.insert`. */
   insert(entity: object): Promise<void> {
-    return this.#write("insert", entity, async (connection, statements, tenant) => {
+    return this.#write("insert", entity, async (connection, statements, tenant, policy) => {
       const mapping = statements.mapping;
       const id = mapping.primaryKey.get(entity);
-      // A tenant's session never keeps a chosen key: a taken one would tell that another tenant's row has it.
-      const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id) || tenant !== undefined;
-      if (!(typeof id === "number" && id > 0) || (tenant !== undefined && !this.isDrawn(entity, id)))
+      // A tenant's session never keeps a chosen key: a taken one would tell that another tenant's row has it; nor does
+      // a caller whose policy's rules may hide rows from it.
+      const hiding = tenant !== undefined || policy?.policy.rules !== undefined;
+      const drawn = typeof id !== "number" || !(id > 0) || this.isDrawn(entity, id) || hiding;
+      if (!(typeof id === "number" && id > 0) || (hiding && !this.isDrawn(entity, id)))
         mapping.primaryKey.set(entity, await this.session.nextId(mapping.entityClass));
       if (tenant !== undefined) {
         mapping.tenantColumn?.set(entity, tenant);
         await checkTenantReferences(this.session, mapping, entity);
       }
+      const referencing = this.checkReferences(mapping, entity, tenant !== undefined);
+      if (referencing !== undefined) await referencing;
       mapping.versionColumn?.set(entity, 0);
-      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.createdAt, mapping.audit.createdBy);
+      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.createdAt, mapping.audit.createdBy, policy);
       if (validating !== undefined) await validating;
       await insertRow(connection, statements, entity, drawn, () => this.session.nextId(mapping.entityClass));
       this.inserted(mapping, entity);
@@ -121,12 +207,20 @@ export class SessionWrites implements BatchSession {
 
   /** `Context.update`. */
   update(entity: object): Promise<void> {
-    return this.#write("update", entity, async (connection, statements, tenant) => {
+    return this.#write("update", entity, async (connection, statements, tenant, policy) => {
       const mapping = statements.mapping;
       if (tenant !== undefined) await checkTenantReferences(this.session, mapping, entity);
-      const validating = this.#stampAndValidate(mapping, entity, mapping.audit.updatedAt, mapping.audit.updatedBy);
+      const referencing = this.checkReferences(mapping, entity, tenant !== undefined);
+      if (referencing !== undefined) await referencing;
+      stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
+      const guard = policy === undefined ? undefined : await this.updateGuard(policy, statements, entity);
+      const validating = validateEntity(mapping, entity, this.session);
       if (validating !== undefined) await validating;
-      await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity, tenant);
+      if (guard === undefined) await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity, tenant);
+      else
+        await writeByKey(connection, statements, statements.updateSql, statements.updateColumns, entity, tenant, guard).catch(
+          (error: unknown) => this.explainNoRow(policy as CallerPolicy, entity, "update", error),
+        );
       // An instance of this key read before the update is stale, and the written one may lack columns that
       // its source (a JSON body) never carries: the next read of the key reads the committed row.
       this.deleted(mapping, entity);
@@ -136,17 +230,22 @@ export class SessionWrites implements BatchSession {
 
   /** `Context.delete`. */
   delete(entity: object): Promise<void> {
-    return this.#write("delete", entity, async (connection, statements, tenant) => {
+    return this.#write("delete", entity, async (connection, statements, tenant, policy) => {
       const mapping = statements.mapping;
+      const guard = policy?.rows("delete");
+      let deleting: Promise<void>;
       if (statements.softDeleteSql !== undefined) {
         const by = this.user() ?? "";
         stamp(mapping.audit.deletedAt, mapping.audit.deletedBy, entity, by);
         await applyRelations(connection, statements, entity, { at: mapping.audit.deletedAt?.get(entity) as Date, by });
-        await writeByKey(connection, statements, statements.softDeleteSql, statements.softDeleteColumns, entity, tenant);
+        deleting = writeByKey(connection, statements, statements.softDeleteSql, statements.softDeleteColumns, entity, tenant, guard);
       } else {
         await applyRelations(connection, statements, entity);
-        await writeByKey(connection, statements, statements.deleteSql, [], entity, tenant);
+        deleting = writeByKey(connection, statements, statements.deleteSql, [], entity, tenant, guard);
       }
+      // A governed row the DELETE did not reach: a stale version, a refusal, or a row that is gone.
+      if (guard === undefined) await deleting;
+      else await deleting.catch((error: unknown) => this.explainNoRow(policy as CallerPolicy, entity, "delete", error));
       this.deleted(mapping, entity);
       if (mapping.changeFeed !== undefined) await this.captured(mapping, [entity], "delete");
     });
@@ -159,11 +258,15 @@ export class SessionWrites implements BatchSession {
     const tenant = sessionTenant(this.session, mapping);
     const undeleteSql = statements.undeleteSql;
     if (undeleteSql === undefined) throw new TenonError(SessionMessages.undeleteWithoutDeletedAt(mapping.name));
+    // An undelete is an update: the update's rules decide which rows the caller brings back.
+    const policy = this.policy(mapping);
+    if (policy !== undefined) requireGrant(policy, "update");
+    const guard = policy?.rows("update");
     await this.session.transaction(async () => {
       const connection = await this.#connection.acquire();
       const deletedAt = mapping.audit.deletedAt?.get(entity);
       stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
-      await writeByKey(connection, statements, undeleteSql, statements.undeleteColumns, entity, tenant);
+      await writeByKey(connection, statements, undeleteSql, statements.undeleteColumns, entity, tenant, guard);
       if (deletedAt instanceof Date) await restoreRelations(connection, statements, entity, deletedAt, this.user());
       mapping.audit.deletedAt?.set(entity, null);
       mapping.audit.deletedBy?.set(entity, mapping.audit.deletedBy.type.nullable ? null : "");
@@ -173,17 +276,32 @@ export class SessionWrites implements BatchSession {
   }
 
   /**
-   * Fills a change-tracking pair, then validates the entity (after the before-events); answers the
-   * validation's promise, or undefined when it ran at once and passed.
+   * Fills a change-tracking pair, then (of a governed entity's insert) checks the values against the policy, then
+   * validates the entity (after the before-events); answers the validation's promise, or undefined when it ran at
+   * once and passed.
    */
   #stampAndValidate(
     mapping: EntityMapping,
     entity: object,
     at: ColumnMapping | undefined,
     by: ColumnMapping | undefined,
+    policy?: CallerPolicy,
   ): Promise<void> | undefined {
     stamp(at, by, entity, this.user());
+    if (policy !== undefined) refuseInsertedValues(policy, entity);
     return validateEntity(mapping, entity, this.session);
+  }
+
+  /**
+   * The condition an UPDATE of a governed entity carries: the update's rows, and what the rules demand of the members
+   * the update leaves as they are (`checkUpdatedValues`, which refuses values no rule allows).
+   */
+  async updateGuard(policy: CallerPolicy, statements: EntityStatements, entity: object): Promise<Condition | undefined> {
+    const mapping = statements.mapping;
+    const writes = (column: ColumnMapping): boolean => column.isPrimaryKey || statements.updateColumns.includes(column);
+    const stored = async (): Promise<object> =>
+      (await this.#reads.storedRow(mapping, mapping.idOf(entity), "update")) ?? (await this.refusal(policy, entity, "update"));
+    return bothConditions(policy.rows("update"), await checkUpdatedValues(policy, entity, writes, stored));
   }
 
   /**
@@ -194,21 +312,30 @@ export class SessionWrites implements BatchSession {
   async #write(
     kind: EntityEventKind,
     entity: object,
-    statement: (connection: Connection, statements: EntityStatements, tenant: string | undefined) => Promise<void>,
+    statement: (
+      connection: Connection,
+      statements: EntityStatements,
+      tenant: string | undefined,
+      policy: CallerPolicy | undefined,
+    ) => Promise<void>,
   ): Promise<void> {
     const mapping = writableMapping(entity);
     const statements = sessionStatements(this.session, mapping, this.session.database.dialect);
     // The session's tenant for a scoped entity (and TenantRequiredError without one), before anything runs.
     const tenant = sessionTenant(this.session, mapping);
+    // The caller's policy of a governed entity (and PolicyCallerRequiredError without a caller); what the caller
+    // writes is checked before the application's events run, so that their own writes are never the caller's.
+    const policy = mapping.hasPolicy ? this.#policies.callerPolicy(mapping) : undefined;
+    if (policy !== undefined) await this.beforePolicyWrite(kind, policy, entity);
     // A change record is written in the write's transaction: an entity with a change feed always has one.
     if (!this.#transaction.active && mapping.changeFeed === undefined && isSingleStatement(kind, mapping)) {
-      await statement(this.#connection.now() ?? (await this.#connection.acquire()), statements, tenant);
+      await statement(this.#connection.now() ?? (await this.#connection.acquire()), statements, tenant, policy);
       return;
     }
     const session = this.session;
     await session.transaction(async () => {
       await runBeforeEvents(kind, mapping, entity, session);
-      await statement(await this.#connection.acquire(), statements, tenant);
+      await statement(await this.#connection.acquire(), statements, tenant, policy);
       await runAfterEvents(kind, mapping, entity, session);
     });
   }

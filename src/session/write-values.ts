@@ -6,6 +6,7 @@ import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js"
 import { Lazy } from "../mapping/lazy.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { EntityStatements } from "../sql/entity-statements.js";
+import type { Condition } from "../filter/condition.js";
 import { hasValidatorMethods } from "../validation/validate-entity.js";
 
 /** The mapping of an entity to be written; a join entity is read-only and refuses every write. */
@@ -58,8 +59,8 @@ export async function expectOneRow(
 
 /**
  * Runs an UPDATE by key (`sql`) that sets `columns` of the entity, then checks it as `expectOneRow` does:
- * the values of `columns` are bound first, the key (and version) after them, and the tenant (of a statement
- * scoped by tenant) last.
+ * the values of `columns` are bound first, the key (and version) after them, then the tenant (of a statement
+ * scoped by tenant), and last the values of a policy's `guard`, which the statement then also requires.
  */
 export function writeByKey(
   connection: Connection,
@@ -68,12 +69,16 @@ export function writeByKey(
   columns: readonly ColumnMapping[],
   entity: object,
   tenant?: string,
+  guard?: Condition,
 ): Promise<void> {
   const mapping = statements.mapping;
   const parameters = [...columnValues(columns, entity, statements.dialect), ...keyValues(mapping, entity)];
   // A statement scoped by tenant ends with the tenant's placeholder (see `EntityStatements`).
   if (tenant !== undefined) parameters.push(tenant);
-  return expectOneRow(connection, sql, parameters, mapping, entity);
+  if (guard === undefined) return expectOneRow(connection, sql, parameters, mapping, entity);
+  // A policy's guard follows: the statement changes the row only where the caller may.
+  const guarded = statements.guarded(sql, parameters, guard);
+  return expectOneRow(connection, guarded.sql, guarded.parameters, mapping, entity);
 }
 
 /**

@@ -39,11 +39,13 @@ export interface RelationStatement {
 
 /** Where the values of one rendering go: each bound value becomes the next placeholder. */
 class Binding {
-  readonly parameters: unknown[] = [];
+  readonly parameters: unknown[];
   readonly #dialect: Dialect;
 
-  constructor(dialect: Dialect) {
+  /** @param dialect the engine's. @param parameters the values bound before (the next placeholder follows them). */
+  constructor(dialect: Dialect, parameters: unknown[] = []) {
     this.#dialect = dialect;
+    this.parameters = parameters;
   }
 
   /** Appends a value (already converted for the driver) and answers its placeholder. */
@@ -252,12 +254,22 @@ export class EntityStatements {
 
   /**
    * SELECT one row by primary key (with the entity's fixed WHERE and the soft-delete guard unless `includeDeleted`,
-   * and, for scoped statements, the tenant's condition with `tenant`).
+   * for scoped statements the tenant's condition with `tenant`, and the caller's `guard` of a policy when given).
    */
-  selectById(id: number, includeDeleted = false, tenant?: string): CompiledStatement {
+  selectById(id: number, includeDeleted = false, tenant?: string, guard?: Condition): CompiledStatement {
+    if (guard !== undefined) {
+      const key: Condition = { kind: "compare", column: this.mapping.primaryKey, operator: "=", value: id };
+      const where = this.#where([key], includeDeleted, tenant, guard);
+      return { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[] };
+    }
     let cached = this.#byId.get(includeDeleted);
     if (cached === undefined) {
-      const where = this.#where([{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }], includeDeleted, "");
+      const where = this.#where(
+        [{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }],
+        includeDeleted,
+        "",
+        undefined,
+      );
       cached = { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[] };
       this.#byId.set(includeDeleted, cached);
     }
@@ -271,10 +283,20 @@ export class EntityStatements {
 
   /**
    * The WHERE clause of a filter (its conditions, the fixed WHERE clause, the soft-delete guard, the tenant's
-   * condition of scoped statements with `tenant`), rendered once.
+   * condition of scoped statements with `tenant`, the caller's `guard` of a policy when given), rendered once.
    */
-  where(filter: Filter | undefined, tenant?: string): RenderedWhere {
-    return this.#where(filter?.conditions ?? [], filter?.includeDeleted ?? false, tenant);
+  where(filter: Filter | undefined, tenant?: string, guard?: Condition): RenderedWhere {
+    return this.#where(filter?.conditions ?? [], filter?.includeDeleted ?? false, tenant, guard);
+  }
+
+  /**
+   * A statement by key of this entity (an UPDATE or DELETE whose text ends in its WHERE) with the caller's `guard`
+   * of a policy ANDed to it, its values bound after the statement's own: the statement changes only rows the guard
+   * lets through.
+   */
+  guarded(sql: string, parameters: unknown[], guard: Condition): CompiledStatement {
+    const binding = new Binding(this.dialect, parameters);
+    return { sql: `${sql} AND (${this.#render(guard, binding)})`, parameters: binding.parameters };
   }
 
   /** SELECT with a filter: conditions, order and page. */
@@ -307,7 +329,12 @@ export class EntityStatements {
     return { sql: `SELECT COUNT(*)${from}${where.sql}`, parameters: where.parameters.slice() };
   }
 
-  #where(conditions: readonly Condition[], includeDeleted: boolean, tenant: string | undefined): RenderedWhere {
+  #where(
+    conditions: readonly Condition[],
+    includeDeleted: boolean,
+    tenant: string | undefined,
+    guard: Condition | undefined,
+  ): RenderedWhere {
     const binding = new Binding(this.dialect);
     const parts = conditions.map((condition) => this.#render(condition, binding));
     if (this.mapping.whereClause !== undefined) parts.push(`(${binding.named(this.mapping.whereClause, this.#whereClause)})`);
@@ -316,6 +343,7 @@ export class EntityStatements {
     const tenantColumn = this.mapping.tenantColumn;
     if (this.tenantScoped && tenantColumn !== undefined)
       parts.push(`${this.columnSql(tenantColumn)} = ${binding.bind(this.#tenantValue(tenant))}`);
+    if (guard !== undefined) parts.push(`(${this.#render(guard, binding)})`);
     return { sql: parts.length === 0 ? "" : ` WHERE ${parts.join(" AND ")}`, parameters: binding.parameters };
   }
 

@@ -28,7 +28,10 @@ export function defineDemoStreamingTests(h: DemoWriteHelpers): void {
     const csv = await h.call("POST", "/companies/select", { user: "guest", body: {}, headers: { Accept: "text/csv" } });
     assert.equal(csv.status, 200, csv.text);
     const rows = csv.text.split("\r\n");
-    assert.equal(rows[0], "id,name,email,vatNumber,creditLimit,createdAt,createdBy,updatedAt,updatedBy,deletedAt,deletedBy,versionId");
+    assert.equal(
+      rows[0],
+      "id,name,region,email,vatNumber,creditLimit,createdAt,createdBy,updatedAt,updatedBy,deletedAt,deletedBy,versionId",
+    );
     assert.equal(rows.at(-1), "", "the last row ends with CRLF");
     assert.equal(rows.length - 2, companies.length);
     assert.deepEqual(

@@ -184,6 +184,7 @@ export function defineDemoSuite(engine: DemoEngine): void {
         "email",
         "id",
         "name",
+        "region",
         "updatedAt",
         "updatedBy",
         "vatNumber",

@@ -1,12 +1,16 @@
 import {
   ChangeFeed,
+  ClaimType,
+  type ClaimsOf,
   Column,
   CreatedAt,
   CreatedBy,
   DeletedAt,
   DeletedBy,
+  declareClaims,
   Email,
   MaxLength,
+  Policy,
   PrimaryKey,
   Range,
   Regex,
@@ -37,9 +41,24 @@ export class Company {
   @VersionColumn @Column("VersionID", Type.int32) versionId = 0;
 }
 
+/** What the bench's caller carries: the owner whose companies it reaches. */
+export const benchClaims = declareClaims({ owner: ClaimType.string });
+
+/**
+ * The same Company under a policy (BENCH_POLICY=1, docs/policies.md): a caller with the area `bench` reaches the
+ * companies its `owner` claim created, may not set a credit limit above 100000, and writes `email` by its area. The
+ * bench's caller passes every rule, so the answers are those of `Company`: the figure is the policy's own cost.
+ */
+@Policy<PolicyCompany, ClaimsOf<typeof benchClaims>>(benchClaims, (caller) => ({
+  rules: [{ areas: ["bench"], rows: { createdBy: caller.claims.owner }, check: { creditLimit: { "<=": 100000 } } }],
+  members: { email: { write: { areas: ["bench"] } } },
+}))
+export class PolicyCompany extends Company {}
+
 /** The same Company with a change feed (BENCH_CHANGE_FEED=1): every write also writes its change record. */
 @ChangeFeed()
 export class FeedCompany extends Company {}
 
-/** The entity the routes write: Company, or FeedCompany under BENCH_CHANGE_FEED=1. */
-export const BenchCompany: typeof Company = process.env.BENCH_CHANGE_FEED === "1" ? FeedCompany : Company;
+/** The entity the routes serve: Company, PolicyCompany under BENCH_POLICY=1, or FeedCompany under BENCH_CHANGE_FEED=1. */
+export const BenchCompany: typeof Company =
+  process.env.BENCH_POLICY === "1" ? PolicyCompany : process.env.BENCH_CHANGE_FEED === "1" ? FeedCompany : Company;

@@ -1,7 +1,11 @@
-import type { Database } from "tenon";
+import type { Database, PolicyCaller } from "tenon";
 import { HttpContext } from "tenon/http";
 
 let database: Database | undefined;
+
+/** The caller of the policy-scoped bench (BENCH_POLICY=1): it owns the data set's rows ("seed"). */
+const policyCaller: PolicyCaller | undefined =
+  process.env.BENCH_POLICY === "1" ? { username: "bench", areas: ["bench"], tenant: "", claims: { owner: "seed" } } : undefined;
 
 /** Opens the bench's database (SQLite file, PostgreSQL schema tenon_bench, or a MariaDB database) once per process. */
 export async function openDatabase(): Promise<Database> {
@@ -34,6 +38,7 @@ export class BenchContext {
     if (this.#http === undefined) {
       this.#http = new HttpContext(database!);
       this.#http.onGetCurrentUser = () => "bench";
+      if (policyCaller !== undefined) this.#http.onGetCurrentCaller = () => policyCaller;
     }
     return this.#http;
   }

@@ -4,6 +4,9 @@ import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import type { JsonSchema } from "../openapi/openapi-types.js";
 import { aggregateColumnsOf } from "./aggregate-columns.js";
+import type { PolicyCaller } from "../../policy/caller.js";
+import { aggregateColumnsFor } from "./policy-body.js";
+import { roleLookup } from "./schema-audience.js";
 import { maxAggregateNameLength, maxGroupByColumns, maxMetrics } from "./aggregate-body.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -18,11 +21,13 @@ export function addAggregateSchemas(
   entityClass: EntityClass,
   filter: string,
   schemas: Record<string, JsonSchema>,
+  role?: PolicyCaller,
 ): { body: string; page: string } {
   const mapping = EntityMapping.of(entityClass);
   const body = `${mapping.name}Aggregate`;
   const page = `${mapping.name}AggregatePage`;
-  const columns = aggregateColumnsOf(mapping);
+  // For a role, the columns its policies let it group and measure.
+  const columns = role === undefined ? aggregateColumnsOf(mapping) : aggregateColumnsFor(mapping, roleLookup(role));
   const groups = columns.groupNames;
   const measured = columns.uses.filter((use) => use.metrics.size > 0).map((use) => use.wireName);
   const name = { type: "string", minLength: 1, maxLength: maxAggregateNameLength };

@@ -11,7 +11,9 @@ import { HttpStatus } from "../exchange/http-messages.js";
 import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse, HttpStreamSink } from "../exchange/http-response.js";
 import { CrudMessages } from "./crud-messages.js";
-import { filterColumnsOf } from "./filter-columns.js";
+import { filterColumnsFor } from "./filter-columns.js";
+import { changeRecordFor } from "../../changes/change-policy.js";
+import type { CallerPolicy } from "../../policy/caller-policy.js";
 import { parseFilterBody } from "./http-filter-body.js";
 import { HttpFilterParameters } from "./http-filter-parameters.js";
 
@@ -41,6 +43,8 @@ export interface ChangeStreamEntity {
   readonly mapping: EntityMapping;
   /** The conditions of the client's `where` (empty: every change). */
   readonly conditions: readonly Condition[];
+  /** The entity's `@Policy` for the client: only changes of rows it may read, without the members it may not. */
+  readonly policy?: CallerPolicy;
 }
 
 /** What a change stream sends. */
@@ -69,9 +73,14 @@ export function lastEventIdOf(request: HttpRequest): number | undefined {
 
 /**
  * The conditions of the `where` query parameter (a JSON array, with the rules of a select body's `where`, on
- * the entity's filterable columns); none without one; 400 when malformed.
+ * the entity's filterable columns, those a `policy` hides from the caller left out); none without one; 400 when malformed.
  */
-export function changeWhereOf(request: HttpRequest, mapping: EntityMapping, parameters: HttpFilterParameters): Condition[] {
+export function changeWhereOf(
+  request: HttpRequest,
+  mapping: EntityMapping,
+  parameters: HttpFilterParameters,
+  policy?: CallerPolicy,
+): Condition[] {
   const text = request.param("where");
   if (text === undefined || text === "") return [];
   let where: unknown;
@@ -81,7 +90,7 @@ export function changeWhereOf(request: HttpRequest, mapping: EntityMapping, para
     throw new InvalidInputError(CrudMessages.changeWhereNotJson);
   }
   if (!Array.isArray(where)) throw new InvalidInputError(CrudMessages.whereNotArray);
-  return parseFilterBody({ where }, filterColumnsOf(mapping), decodeColumnJson, parameters).conditions;
+  return parseFilterBody({ where }, filterColumnsFor(mapping, policy), decodeColumnJson, parameters).conditions;
 }
 
 /** The filter limits of a change stream's `where`. */
@@ -139,7 +148,7 @@ async function streamChanges(
   nextWake: () => Promise<void>,
 ): Promise<void> {
   const settings = request.settings;
-  const byEntity = new Map(request.entities.map((entity) => [entity.mapping.name, entity.conditions]));
+  const byEntity = new Map(request.entities.map((entity) => [entity.mapping.name, entity]));
   const selection: ChangeSelection = { entities: new Set(byEntity.keys()), tenant: request.tenant };
   const signal = sink.signal;
   const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -152,8 +161,14 @@ async function streamChanges(
     const changes = await hub.after(cursor, selection, 500);
     for (const change of changes) {
       cursor = change.position;
-      if (!changeMeets(change, byEntity.get(change.entity) ?? [])) continue;
-      sink.write(eventOf(change));
+      const entity = byEntity.get(change.entity);
+      if (entity === undefined || !changeMeets(change, entity.conditions)) continue;
+      if (entity.policy === undefined) {
+        sink.write(eventOf(change));
+        continue;
+      }
+      const record = changeRecordFor(change, entity.policy);
+      if (record !== undefined) sink.write(`id: ${change.position}\ndata: ${record}\n\n`);
     }
     if (sink.pendingBytes > settings.maxPendingBytes) return;
     if (changes.length === 500) continue;

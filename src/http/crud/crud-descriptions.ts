@@ -10,6 +10,9 @@ import { addBulkDeleteSchema, addInputSchema, addPresetSchemas } from "./preset-
 import { csvColumnsOf, csvMediaType, ndjsonMediaType } from "./stream-format.js";
 import { consistencyTokenHeader } from "./consistency-token.js";
 import { addAggregateSchemas } from "./aggregate-schemas.js";
+import type { PolicyCaller } from "../../policy/caller.js";
+import type { PolicyOperation } from "../../policy/policy-operation.js";
+import { audienceOf } from "./schema-audience.js";
 
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -43,17 +46,19 @@ addClassSchemaSource((bodyClass, schemas) =>
  * the writer's answers, `withRelations` for the `{count, data}` lists, `entityOnly` for find and createnew),
  * the filter body of select, the metadata and `{id, deleted}` of a delete. `write` adds the writer's routes.
  * The components are added to `schemas` (the document's, so that an entity reached from many is described
- * once), which the descriptions answer too.
+ * once), which the descriptions answer too. For a `role`, the schemas are what the entity's policy lets that caller
+ * read and write, and the routes of operations no rule grants it are left out (`omit`).
  */
 export function entityRouteDescriptions(
   entityClass: EntityClass,
   write: boolean,
   schemas: Record<string, JsonSchema> = {},
+  role?: PolicyCaller,
 ): HttpRouteDescriptions {
-  const entity = addEntitySchemas(entityClass, schemas);
-  const presets = addPresetSchemas(entityClass, schemas);
-  const input = schemaRef(addInputSchema(entityClass, schemas));
-  const filter = addFilterSchemas(entityClass, schemas);
+  const entity = addEntitySchemas(entityClass, schemas, role);
+  const presets = addPresetSchemas(entityClass, schemas, role);
+  const input = schemaRef(addInputSchema(entityClass, schemas, role));
+  const filter = addFilterSchemas(entityClass, schemas, role);
   schemas[`${entity}Page`] = {
     type: "object",
     required: ["count", "data"],
@@ -74,7 +79,7 @@ export function entityRouteDescriptions(
       nextCursor: { type: "string" },
     },
   };
-  const aggregate = addAggregateSchemas(entityClass, filter, schemas);
+  const aggregate = addAggregateSchemas(entityClass, filter, schemas, role);
   const page = schemaRef(`${entity}Page`);
   const withDetails = schemaRef(presets.withDetails);
   const entityOnly = schemaRef(presets.entityOnly);
@@ -221,8 +226,31 @@ export function entityRouteDescriptions(
       },
     };
   }
-  return feed ? { schemas, operations, webhooks: changeWebhooks } : { schemas, operations };
+  const audience = audienceOf(mapping, role);
+  const omit = Object.keys(operations).filter((handler) => {
+    const needs = operationsOf[handler] ?? [];
+    return needs.length > 0 && !needs.some((operation) => audience.grants(operation));
+  });
+  const described: HttpRouteDescriptions = feed ? { schemas, operations, webhooks: changeWebhooks } : { schemas, operations };
+  return omit.length === 0 ? described : { ...described, omit };
 }
+
+/** The policy operations each generic route performs (one of them granted lets a caller call it). */
+const operationsOf: Readonly<Record<string, readonly PolicyOperation[]>> = {
+  selectAll: ["read"],
+  get: ["read"],
+  find: ["read"],
+  metadata: ["read"],
+  select: ["read"],
+  aggregate: ["aggregate"],
+  changes: ["changes"],
+  createNew: ["insert"],
+  insert: ["insert"],
+  update: ["update"],
+  patch: ["update"],
+  delete: ["delete"],
+  bulk: ["insert", "update", "delete"],
+};
 
 /** The name of the one component schema of a change record (the stream's `data:` and a webhook's body). */
 export const changeRecordSchemaName = "ChangeRecord";

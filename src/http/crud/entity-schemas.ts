@@ -3,6 +3,8 @@ import { type ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.
 import { isFilterable, isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "../../json/json-visibility.js";
 import { ValidationKey, type RuleDeclaration } from "../../validation/validation-decorators.js";
 import type { JsonSchema } from "../openapi/openapi-types.js";
+import type { PolicyCaller } from "../../policy/caller.js";
+import { audienceOf, type SchemaAudience } from "./schema-audience.js";
 
 /** The schemas of one entity's JSON, by component name. */
 type Schemas = Record<string, JsonSchema>;
@@ -18,7 +20,7 @@ function limitOf(limit: number | bigint): number {
 const limitKeywords = { MaxValue: "maximum", MinValue: "minimum", Less: "exclusiveMaximum", Greater: "exclusiveMinimum" } as const;
 
 /** The JSON Schema of one column's value: its type, then what its validation rules promise. */
-function columnSchema(column: ColumnMapping): Record<string, unknown> {
+function columnSchema(column: ColumnMapping, audience: SchemaAudience): Record<string, unknown> {
   const type = column.type;
   let schema: Record<string, unknown>;
   switch (type.kind) {
@@ -79,8 +81,8 @@ function columnSchema(column: ColumnMapping): Record<string, unknown> {
         break;
     }
   }
-  if (!isDeserialized(column)) schema.readOnly = true;
-  if (!isSerialized(column)) schema.writeOnly = true;
+  if (!audience.writes(column)) schema.readOnly = true;
+  if (audience.reads(column) === "never") schema.writeOnly = true;
   if (type.nullable) schema.type = [schema.type, "null"];
   return schema;
 }
@@ -89,28 +91,33 @@ function columnSchema(column: ColumnMapping): Record<string, unknown> {
  * The component schema of an entity and of every entity it reaches (references and details), added to
  * `schemas` under the entities' names: JSON names, types, the validation rules as schema keywords,
  * change-tracking and `@JsonIgnoreDeserialize` columns read-only, `@JsonIgnore` columns absent, a `Lazy`
- * reference as `<name>Id` plus the optional nested object, a `LazyList` as an optional array.
+ * reference as `<name>Id` plus the optional nested object, a `LazyList` as an optional array. For a `role`, what the
+ * entity's policy lets that caller read and write: a member it neither reads nor writes is absent, one it cannot
+ * write read-only, one it reads on some rows only not required (without a role, every member a policy may hide is
+ * not required).
  */
-export function addEntitySchemas(entityClass: EntityClass, schemas: Schemas): string {
+export function addEntitySchemas(entityClass: EntityClass, schemas: Schemas, role?: PolicyCaller): string {
   const mapping = EntityMapping.of(entityClass);
   const name = mapping.name;
   if (schemas[name] !== undefined) return name;
+  const audience = audienceOf(mapping, role);
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   schemas[name] = { type: "object", properties, required };
   for (const column of mapping.columns) {
-    if (!isSerialized(column) && !isDeserialized(column)) continue;
+    const reads = audience.reads(column);
+    if (reads === "never" && !audience.writes(column)) continue;
     const wireName = jsonPropertyName(column);
-    properties[wireName] = columnSchema(column);
-    if (isSerialized(column)) required.push(wireName);
+    properties[wireName] = columnSchema(column, audience);
+    if (reads === "always") required.push(wireName);
     if (column.type.kind === "lazy") {
-      const target = addEntitySchemas((column.type.target as () => EntityClass)(), schemas);
+      const target = addEntitySchemas((column.type.target as () => EntityClass)(), schemas, role);
       properties[jsonMemberName(column)] = { anyOf: [{ $ref: `#/components/schemas/${target}` }, { type: "null" }], readOnly: true };
     }
   }
   for (const detail of mapping.details) {
     if (!isSerialized(detail) && !isDeserialized(detail)) continue;
-    const target = addEntitySchemas(detail.target(), schemas);
+    const target = addEntitySchemas(detail.target(), schemas, role);
     properties[jsonMemberName(detail)] = { type: "array", items: { $ref: `#/components/schemas/${target}` } };
   }
   return name;
@@ -118,12 +125,16 @@ export function addEntitySchemas(entityClass: EntityClass, schemas: Schemas): st
 
 /**
  * Adds the schemas of an entity's filter body (docs/crud.md) and answers the body's name:
- * `<Entity>Filter`, its conditions naming the filterable JSON names and the operators as enums.
+ * `<Entity>Filter`, its conditions naming the filterable JSON names and the operators as enums (for a `role`, those
+ * it reads on every row).
  */
-export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas): string {
+export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas, role?: PolicyCaller): string {
   const mapping = EntityMapping.of(entityClass);
   const name = `${mapping.name}Filter`;
-  const columns = mapping.columns.filter(isFilterable).map(jsonPropertyName);
+  const audience = audienceOf(mapping, role);
+  const columns = mapping.columns
+    .filter((column) => isFilterable(column) && (role === undefined || audience.reads(column) === "always"))
+    .map(jsonPropertyName);
   const item = { anyOf: [{ $ref: `#/components/schemas/${name}Condition` }, { $ref: `#/components/schemas/${name}Or` }] };
   schemas[`${name}Condition`] = {
     type: "object",

@@ -2,6 +2,7 @@ import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.
 import { isFilterable, jsonPropertyName } from "../../json/json-visibility.js";
 import { PerKeyCache } from "../../per-key-cache.js";
 import type { FilterColumns } from "./http-filter-body.js";
+import type { CallerPolicy } from "../../policy/caller-policy.js";
 
 const cache = new PerKeyCache(build);
 
@@ -22,4 +23,21 @@ function build(mapping: EntityMapping): FilterColumns {
   for (const column of usable.filter((c) => c.alias === undefined)) byName.set(column.columnName.toLowerCase(), column);
   for (const column of usable) byName.set(jsonPropertyName(column).toLowerCase(), column);
   return { find: (name: string) => byName.get(name.toLowerCase()), primaryKey: mapping.primaryKey };
+}
+
+/**
+ * The columns a caller may name in a filter body of a governed entity: those of `filterColumnsOf` that the caller
+ * reads on every row. A member its policy hides (on some rows or on all) answers exactly like an unknown name, so
+ * that no filter or order can probe its values.
+ */
+export function filterColumnsFor(mapping: EntityMapping, policy: CallerPolicy | undefined): FilterColumns {
+  const columns = filterColumnsOf(mapping);
+  if (policy === undefined || (policy.hidden.size === 0 && policy.conditional.length === 0)) return columns;
+  return {
+    find: (name: string) => {
+      const column = columns.find(name);
+      return column !== undefined && policy.readsAlways(column) ? column : undefined;
+    },
+    primaryKey: columns.primaryKey,
+  };
 }

@@ -17,6 +17,7 @@ import {
 import { changeStreamDescription, changeWebhooks } from "./crud-descriptions.js";
 import { CrudMessages } from "./crud-messages.js";
 import type { HttpContext } from "./http-context.js";
+import { requestPolicy } from "./policy-body.js";
 
 /** One entity of the server's change stream: its class and the areas that guard its own change stream. */
 interface FeedEntity {
@@ -70,7 +71,10 @@ export abstract class HttpChangesController<C> extends HttpController<C> {
       }
       // A caller without a tenant reads no scoped entity's changes (as it reads none of its rows).
       if (feed.mapping.tenantColumn !== undefined && !context.unscoped && (tenant === undefined || tenant === "")) continue;
-      entities.push({ mapping: feed.mapping, conditions: [] });
+      // Nor the changes of a governed entity whose policy grants it none.
+      const policy = requestPolicy(context, feed.mapping);
+      if (policy !== undefined && !policy.grants("changes")) continue;
+      entities.push({ mapping: feed.mapping, conditions: [], policy });
     }
     if (entities.length === 0) throw new HttpForbiddenError(HttpMessages.areaRequired(missing ?? "", `GET ${this.request.path}`));
     return answerChangeStream(this.response, {

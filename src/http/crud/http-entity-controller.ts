@@ -13,6 +13,7 @@ import { HashedBody, HttpIdempotencyKey } from "./idempotency.js";
 import { ndjsonLines } from "./ndjson-lines.js";
 import { isNdjson, ndjsonMediaType, recordFormatOf } from "./stream-format.js";
 import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
+import type { HttpUser } from "../exchange/http-user.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
 import { readConsistently, withConsistencyToken } from "./consistency-token.js";
 
@@ -26,6 +27,8 @@ function servedEntityOf(controller: Function): EntityClass<object> {
 }
 import { isMergeObject } from "./merge-patch.js";
 import { sessionTenant } from "../../session/tenant-scope.js";
+import { requireGrant } from "../../session/policy-scope.js";
+import { requestPolicy } from "./policy-body.js";
 import { HttpError } from "../exchange/http-errors.js";
 import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
 import {
@@ -64,9 +67,9 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
   /** The entity class served. */
   protected abstract readonly entityClass: EntityClass<T>;
 
-  /** The OpenAPI description of the routes (`HttpDescribedController`), from the entity's mapping. */
-  static openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
-    return entityRouteDescriptions(servedEntityOf(controller), false, schemas);
+  /** The OpenAPI description of the routes (`HttpDescribedController`), from the entity's mapping (and its policy, for a role). */
+  static openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}, role?: HttpUser): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), false, schemas, role);
   }
 
   /** The change stream (`GET {base}/changes`) exists for an entity with `@ChangeFeed` only (`HttpSelectiveController`). */
@@ -144,10 +147,13 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     const mapping = EntityMapping.of(this.entityClass);
     if (mapping.changeFeed === undefined) throw new HttpError(HttpStatus.notFound, CrudMessages.noChangeFeed(mapping.name));
     const context = this.httpContext;
-    const conditions = changeWhereOf(this.request, mapping, changeFilterParameters);
+    // A governed entity's changes are those of the rows its policy grants the caller for `changes`.
+    const policy = requestPolicy(context, mapping);
+    if (policy !== undefined) requireGrant(policy, "changes");
+    const conditions = changeWhereOf(this.request, mapping, changeFilterParameters, policy);
     return answerChangeStream(this.response, {
       database: context.database,
-      entities: [{ mapping, conditions }],
+      entities: [{ mapping, conditions, policy }],
       tenant: sessionTenant(context, mapping),
       lastEventId: lastEventIdOf(this.request),
       settings: this.changeStreamSettings,
@@ -214,9 +220,13 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * route answers `X-Consistency-Token`, and the read routes honour one sent back.
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
-  /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping. */
-  static override openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}): HttpRouteDescriptions {
-    return entityRouteDescriptions(servedEntityOf(controller), true, schemas);
+  /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping (and its policy, for a role). */
+  static override openApiDescription(
+    controller: Function,
+    schemas: Record<string, JsonSchema> = {},
+    role?: HttpUser,
+  ): HttpRouteDescriptions {
+    return entityRouteDescriptions(servedEntityOf(controller), true, schemas, role);
   }
 
   /** The writer used by the write routes; override to attach writer events. */

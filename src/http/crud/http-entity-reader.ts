@@ -3,7 +3,10 @@ import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { decodeColumnJson } from "../../json/column-json.js";
 import { HttpNotFoundError } from "../exchange/http-errors.js";
-import { filterColumnsOf } from "./filter-columns.js";
+import { filterColumnsFor } from "./filter-columns.js";
+import { aggregateReadable, requestPolicy } from "./policy-body.js";
+import type { FilterColumns } from "./http-filter-body.js";
+import type { ColumnMapping } from "../../mapping/entity-mapping.js";
 import { effectiveLimit, parseSelectBody } from "./http-filter-body.js";
 import { encodeCursor } from "./keyset-cursor.js";
 import type { Condition, OrderByItem } from "../../filter/condition.js";
@@ -129,7 +132,8 @@ export class HttpEntityReader<T extends object> {
    * `count: true`. A bad body or cursor answers 400.
    */
   async select(body: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withRelations): Promise<HttpSelectPage> {
-    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.filterParameters);
+    const columns = filterColumnsFor(this.#mapping, requestPolicy(this.context, this.#mapping));
+    const read = parseSelectBody(body, columns, decodeColumnJson, this.filterParameters);
     const filter = read.filter;
     const order = read.keysetOrder;
     const limit = filter.limit;
@@ -153,6 +157,7 @@ export class HttpEntityReader<T extends object> {
     const dialect = this.context.database.dialect;
     const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.filterParameters, {
       sumsExactly: (type) => dialect.sumsExactly(type),
+      ...this.#aggregateAudience(),
     });
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
     const result = await this.context.selectAggregate(this.entityClass, query);
@@ -178,11 +183,14 @@ export class HttpEntityReader<T extends object> {
     response: HttpResponse,
     config: JsonSerializerConfig = format === "csv" ? JsonSerializerConfig.entityOnly : JsonSerializerConfig.withRelations,
   ): Promise<void> {
-    const read = parseSelectBody(body, filterColumnsOf(this.#mapping), decodeColumnJson, this.#streamParameters());
+    const policy = requestPolicy(this.context, this.#mapping);
+    const read = parseSelectBody(body, filterColumnsFor(this.#mapping, policy), decodeColumnJson, this.#streamParameters());
     if (read.count === true) throw new InvalidInputError(CrudMessages.streamedCount);
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(read.filter);
     const cursor = await this.context.openCursor(this.entityClass, read.filter, { batchSize: this.streamBatchSize });
-    await answerRecordStream(response, format, this.#recordsOf(cursor, config, format === "csv" ? csvColumnsOf(this.#mapping) : []));
+    // A CSV's header names only the members the caller reads (a member it reads on some rows is an empty cell on the others).
+    const header = format === "csv" ? csvColumnsOf(this.#mapping, policy?.hiddenList) : [];
+    await answerRecordStream(response, format, this.#recordsOf(cursor, config, header));
   }
 
   /** The records of a cursor's entities, serialized a batch at a time; the session forgets each batch once it is sent. */
@@ -212,6 +220,7 @@ export class HttpEntityReader<T extends object> {
     const dialect = this.context.database.dialect;
     const query = parseAggregateBody(body, this.#mapping, decodeColumnJson, this.#streamParameters(), {
       sumsExactly: (type) => dialect.sumsExactly(type),
+      ...this.#aggregateAudience(),
     });
     if (this.onAddEntityFilter !== undefined) await this.onAddEntityFilter(query.filter);
     const cursor = await this.context.openAggregateCursor(this.entityClass, query, { batchSize: this.streamBatchSize });
@@ -227,6 +236,17 @@ export class HttpEntityReader<T extends object> {
       },
       close: () => cursor.close(),
     });
+  }
+
+  /**
+   * What an aggregate body of a governed entity may name for the request's caller: the filter columns it reads on
+   * every row, and the columns (of the entity and of the entities it refers to) its policies let it group and
+   * measure (`aggregateReadable`); nothing for an entity without a policy.
+   */
+  #aggregateAudience(): { filterColumns?: FilterColumns; readable?: (column: ColumnMapping) => boolean } {
+    const readable = aggregateReadable(this.#mapping, this.context);
+    if (readable === undefined) return {};
+    return { filterColumns: filterColumnsFor(this.#mapping, requestPolicy(this.context, this.#mapping)), readable };
   }
 
   /** The filter limits of a streamed answer: the reader's, without a page ceiling. */

@@ -2,6 +2,7 @@ import {
   ConcurrentUpdateError,
   EntityNotFoundError,
   InvalidInputError,
+  PolicyRefusedError,
   RelationConstraintError,
   UniqueViolationError,
   ValidationError,
@@ -24,6 +25,7 @@ import type { HttpContext } from "./http-context.js";
 import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifMatchVersion, type TagVersion } from "./entity-tag.js";
 import type { HttpResponse } from "../exchange/http-response.js";
+import { keptByPolicy, refuseUnwritableMembers, requestPolicy } from "./policy-body.js";
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
 export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;
@@ -139,6 +141,8 @@ export class HttpEntityWriter<T extends object> {
 
   async #insert(json: unknown): Promise<T> {
     const entity = await this.context.fromJson(this.entityClass, json);
+    const policy = requestPolicy(this.context, this.#mapping);
+    if (policy !== undefined) refuseUnwritableMembers(policy, json, entity, undefined);
     const id = this.context.getId(this.entityClass, json);
     const drawn = id === undefined || id <= 0;
     try {
@@ -169,7 +173,7 @@ export class HttpEntityWriter<T extends object> {
     const work = () =>
       this.context.retrying(async () => {
         const entity = await this.context.fromJson(this.entityClass, body);
-        await this.#keepHiddenColumns(entity, id);
+        await this.#keepHiddenColumns(entity, id, body);
         return this.#update(entity, id);
       }, this.#retryOption());
     const entity = tag === undefined ? await work() : await this.#underTag(tag, id, work);
@@ -203,11 +207,15 @@ export class HttpEntityWriter<T extends object> {
       body[key] = isMergeObject(value) && isMergeObject(current[key]) ? mergePatch(current[key], value) : value;
     }
     const entity = await this.context.fromJson(this.entityClass, body);
-    // What the patch leaves out keeps the stored value, hidden columns included; the change-tracking
-    // columns are the update statement's.
+    const policy = requestPolicy(this.context, this.#mapping);
+    if (policy !== undefined) refuseUnwritableMembers(policy, patch, entity, stored);
+    // What the patch leaves out keeps the stored value, hidden columns included, and so do the members the caller
+    // may not write (a patch naming one with another value was refused); the change-tracking columns are the
+    // update statement's.
+    const kept = policy === undefined ? undefined : new Set(keptByPolicy(policy, patch, stored));
     for (const column of this.#mapping.ownColumns) {
       if (column.isPrimaryKey || column.isVersion || column.auditRole !== undefined) continue;
-      if (isDeserialized(column) && Object.hasOwn(patch, jsonKeyOf(column))) continue;
+      if (isDeserialized(column) && Object.hasOwn(patch, jsonKeyOf(column)) && kept?.has(column) !== true) continue;
       const value = column.get(stored);
       const target = column.get(entity);
       if (value instanceof Lazy && target instanceof Lazy) target.id = value.id;
@@ -314,18 +322,28 @@ export class HttpEntityWriter<T extends object> {
 
   /**
    * Columns that JSON never reads (`@JsonIgnore`, `@JsonIgnoreDeserialize`) cannot come from the body, so an
-   * update takes them from the stored row instead of overwriting them with the defaults of a new entity.
-   * The change-tracking columns are left to the update statement. An absent id answers 404.
+   * update takes them from the stored row instead of overwriting them with the defaults of a new entity; so do the
+   * members of a governed entity that the caller may not write or read, when the body leaves them out (one it names
+   * is refused, 422, unless it is the stored value the caller read). The change-tracking columns are left to the
+   * update statement. An absent id answers 404.
    */
-  async #keepHiddenColumns(entity: T, id: number): Promise<void> {
+  async #keepHiddenColumns(entity: T, id: number, body: unknown): Promise<void> {
     // The tenant column is never in the UPDATE: it needs no stored value (and no read before the update).
     const hidden = this.#mapping.ownColumns.filter(
       (column) =>
         !isDeserialized(column) && column.auditRole === undefined && !column.isPrimaryKey && !column.isVersion && !column.isTenant,
     );
-    if (hidden.length === 0) return;
+    const policy = requestPolicy(this.context, this.#mapping);
+    const governed =
+      policy !== undefined &&
+      (policy.notWritable.size > 0 || policy.conditionalWrites.length > 0 || policy.hidden.size > 0 || policy.conditional.length > 0);
+    if (hidden.length === 0 && !governed) return;
     const stored = await this.context.tryGet(this.entityClass, id);
     if (stored === null) throw new HttpNotFoundError(id);
+    if (policy !== undefined && governed) {
+      refuseUnwritableMembers(policy, body, entity, stored);
+      for (const column of keptByPolicy(policy, body, stored)) if (!hidden.includes(column)) hidden.push(column);
+    }
     for (const column of hidden) {
       const value = column.get(stored);
       const target = column.get(entity);
@@ -412,7 +430,12 @@ export class HttpEntityWriter<T extends object> {
   async #bulkInsert(items: readonly unknown[], at: BulkPosition, config: JsonSerializerConfig): Promise<unknown[]> {
     at.operation = "insert";
     const entities: T[] = [];
-    for (at.index = 0; at.index < items.length; at.index++) entities.push(await this.context.fromJson(this.entityClass, items[at.index]));
+    const policy = requestPolicy(this.context, this.#mapping);
+    for (at.index = 0; at.index < items.length; at.index++) {
+      const entity = await this.context.fromJson(this.entityClass, items[at.index]);
+      if (policy !== undefined) refuseUnwritableMembers(policy, items[at.index], entity, undefined);
+      entities.push(entity);
+    }
     if (entities.length === 0) return [];
     await this.context.setSequenceIds(entities);
     await this.#bulkWrite(entities, at);
@@ -426,7 +449,7 @@ export class HttpEntityWriter<T extends object> {
       const json = items[at.index];
       const id = this.#idAndVersionOf(json);
       const entity = await this.context.fromJson(this.entityClass, json);
-      await this.#keepHiddenColumns(entity, id);
+      await this.#keepHiddenColumns(entity, id, json);
       entities.push(entity);
     }
     if (entities.length === 0) return [];
@@ -529,6 +552,7 @@ export class HttpEntityWriter<T extends object> {
       cause instanceof ConcurrentUpdateError ||
       cause instanceof UniqueViolationError ||
       cause instanceof RelationConstraintError ||
+      cause instanceof PolicyRefusedError ||
       cause instanceof EntityNotFoundError;
     return clientError ? new HttpBulkItemError(at.operation, at.index, cause) : error;
   }

@@ -4,6 +4,8 @@ import { isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "
 import { type RuleDeclaration, ValidationKey } from "../../validation/validation-decorators.js";
 import type { JsonSchema } from "../openapi/openapi-types.js";
 import { addEntitySchemas } from "./entity-schemas.js";
+import type { PolicyCaller } from "../../policy/caller.js";
+import { audienceOf } from "./schema-audience.js";
 
 /** Component schemas by name. */
 type Schemas = Record<string, JsonSchema>;
@@ -23,10 +25,14 @@ const refTo = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${nam
 type ObjectSchema = { type: "object"; properties: Record<string, unknown>; required: string[] };
 
 /** The references and details of an entity that its JSON writes, with their JSON names and targets. */
-function expansionsOf(mapping: EntityMapping): { references: [string, EntityClass][]; details: [string, EntityClass][] } {
+function expansionsOf(
+  mapping: EntityMapping,
+  role: PolicyCaller | undefined,
+): { references: [string, EntityClass][]; details: [string, EntityClass][] } {
+  const audience = audienceOf(mapping, role);
   const references: [string, EntityClass][] = [];
   for (const column of mapping.columns) {
-    if (column.type.kind === "lazy" && isSerialized(column))
+    if (column.type.kind === "lazy" && audience.reads(column) !== "never")
       references.push([jsonMemberName(column), (column.type.target as () => EntityClass)()]);
   }
   const details: [string, EntityClass][] = [];
@@ -40,12 +46,12 @@ function expansionsOf(mapping: EntityMapping): { references: [string, EntityClas
  * writes the same and the base component serves them all; otherwise `<Entity>EntityOnly` has no nested
  * object, `<Entity>WithRelations` has each reference as the target's level-0 shape (or null), and
  * `<Entity>WithDetails` adds the details as required arrays of their level-0 shapes (an entity without
- * details has no `WithDetails`: its `WithRelations` serves both).
+ * details has no `WithDetails`: its `WithRelations` serves both). For a `role`, as `addEntitySchemas` says.
  */
-export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): PresetSchemaNames {
-  const base = addEntitySchemas(entityClass, schemas);
+export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas, role?: PolicyCaller): PresetSchemaNames {
+  const base = addEntitySchemas(entityClass, schemas, role);
   const mapping = EntityMapping.of(entityClass);
-  const { references, details } = expansionsOf(mapping);
+  const { references, details } = expansionsOf(mapping, role);
   if (references.length === 0 && details.length === 0) return { entityOnly: base, withRelations: base, withDetails: base };
   // Without details, withDetails writes what withRelations writes: one component serves both.
   const names = {
@@ -60,13 +66,13 @@ export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): Pr
   schemas[names.entityOnly] = { type: "object", properties: flatProperties, required: [...baseSchema.required] };
   const nested: Record<string, unknown> = {};
   for (const [name, target] of references) {
-    nested[name] = { anyOf: [refTo(addPresetSchemas(target, schemas).entityOnly), { type: "null" }], readOnly: true };
+    nested[name] = { anyOf: [refTo(addPresetSchemas(target, schemas, role).entityOnly), { type: "null" }], readOnly: true };
   }
   schemas[names.withRelations] = { type: "object", properties: { ...flatProperties, ...nested }, required: [...baseSchema.required] };
   if (details.length === 0) return names;
   const lists: Record<string, unknown> = {};
   for (const [name, target] of details) {
-    lists[name] = { type: "array", items: refTo(addPresetSchemas(target, schemas).entityOnly) };
+    lists[name] = { type: "array", items: refTo(addPresetSchemas(target, schemas, role).entityOnly) };
   }
   schemas[names.withDetails] = {
     type: "object",
@@ -81,23 +87,24 @@ export function addPresetSchemas(entityClass: EntityClass, schemas: Schemas): Pr
  * entity's properties, of which only the `@Required` ones must be present. The server chooses the key and
  * version of an insert (and of a new detail item, whose master key it sets too), and a version may come from
  * `If-Match`, so none of them is required; a detail's items are its own `<Detail>Input`. Read-only members stay
- * listed as `readOnly`, and a client generator leaves them out.
+ * listed as `readOnly`, and a client generator leaves them out. For a `role`, as `addEntitySchemas` says.
  */
-export function addInputSchema(entityClass: EntityClass, schemas: Schemas): string {
-  const base = addEntitySchemas(entityClass, schemas);
+export function addInputSchema(entityClass: EntityClass, schemas: Schemas, role?: PolicyCaller): string {
+  const base = addEntitySchemas(entityClass, schemas, role);
   const name = `${base}Input`;
   if (schemas[name] !== undefined) return name;
   const mapping = EntityMapping.of(entityClass);
+  const audience = audienceOf(mapping, role);
   const required: string[] = [];
   for (const column of mapping.columns) {
     const rules = (column.annotations.get(ValidationKey.rule) ?? []) as readonly RuleDeclaration[];
-    if (isDeserialized(column) && rules.some((rule) => rule.rule === "Required")) required.push(jsonPropertyName(column));
+    if (audience.writes(column) && rules.some((rule) => rule.rule === "Required")) required.push(jsonPropertyName(column));
   }
   const properties = { ...(schemas[base] as unknown as ObjectSchema).properties };
   schemas[name] = { type: "object", properties, required };
   for (const detail of mapping.details) {
     if (isDeserialized(detail))
-      properties[jsonMemberName(detail)] = { type: "array", items: refTo(addInputSchema(detail.target(), schemas)) };
+      properties[jsonMemberName(detail)] = { type: "array", items: refTo(addInputSchema(detail.target(), schemas, role)) };
   }
   return name;
 }

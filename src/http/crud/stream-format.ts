@@ -1,5 +1,5 @@
 import { jsonPlanOf } from "../../json/json-plan.js";
-import type { EntityMapping } from "../../mapping/entity-mapping.js";
+import type { ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
 import { type HttpRequest, mediaTypeOf } from "../exchange/http-request.js";
 
 /** The streamed answers a select (and an aggregate) can give besides its JSON page: NDJSON or CSV. */
@@ -97,10 +97,13 @@ function wantOf(mediaType: string, ranges: readonly AcceptRange[]): Want {
   return { q, exact: specificity === 2 };
 }
 
-/** The columns of an entity's CSV answer: the members its `entityOnly` JSON writes (scalars, and `<name>Id` for a reference), in order. */
-export function csvColumnsOf(mapping: EntityMapping): string[] {
+/**
+ * The columns of an entity's CSV answer: the members its `entityOnly` JSON writes (scalars, and `<name>Id` for a
+ * reference), in order, but those `hidden` from the caller by its policy.
+ */
+export function csvColumnsOf(mapping: EntityMapping, hidden: readonly ColumnMapping[] = []): string[] {
   const columns: string[] = [];
-  for (const write of jsonPlanOf(mapping).writes) {
+  for (const write of jsonPlanOf(mapping).without(hidden).writes) {
     if (write.kind === "scalar") columns.push(write.name);
     else if (write.kind === "reference") columns.push(write.idName);
   }

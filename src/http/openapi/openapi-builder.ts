@@ -49,8 +49,8 @@ function ref(kind: string, name: string): JsonSchema {
 /**
  * Builds the OpenAPI 3.1 document of a server's routes: paths and methods, placeholders as path parameters,
  * security, areas (`x-tenon-areas` and the description), the answers of the status catalogue (`HttpStatusCatalogue`), and the
- * bodies that controller classes describe through `openApiDescription()`. Called once per document, never on
- * the request path. @internal
+ * bodies that controller classes describe through `openApiDescription()`; for `options.role`, only what that caller
+ * may call and see. Called once per document, never on the request path. @internal
  */
 export function buildOpenApiDocument(
   routes: readonly DocumentedRoute[],
@@ -62,7 +62,7 @@ export function buildOpenApiDocument(
   const descriptions = new Map<Function, HttpRouteDescriptions | undefined>();
   const describe = (controller: Function): HttpRouteDescriptions | undefined => {
     if (!descriptions.has(controller)) {
-      const described = isDescribed(controller) ? controller.openApiDescription(controller, schemas) : undefined;
+      const described = isDescribed(controller) ? controller.openApiDescription(controller, schemas, options.role) : undefined;
       descriptions.set(controller, described);
       if (described?.schemas !== undefined && described.schemas !== schemas) Object.assign(schemas, described.schemas);
       if (described?.webhooks !== undefined) Object.assign(webhooks, described.webhooks);
@@ -114,7 +114,14 @@ export function buildOpenApiDocument(
   const answers = new StandardAnswers(catalogue, responses, limited);
   const parameterNamesByPath = new Map<string, readonly string[]>();
   const operationIds = new Set<string>();
+  const role = options.role;
   for (const route of routes) {
+    // A document written for a role leaves out what it may never call: routes of areas it lacks, handlers omitted.
+    if (
+      role !== undefined &&
+      (route.areas.some((area) => !role.hasArea(area)) || describe(route.controller)?.omit?.includes(route.methodName))
+    )
+      continue;
     const operation = describeOperation(route);
     const segments = route.pattern.split("/");
     const placeholders = segments.filter((segment) => segment === "?").length;

@@ -1,5 +1,6 @@
 import { HttpController, type HttpControllerClass } from "../exchange/http-controller.js";
 import { HttpDefaults } from "../exchange/http-messages.js";
+import type { HttpUser } from "../exchange/http-user.js";
 import { AuthorizationType, Get, HttpAuthorizationType } from "../routing/route-decorators.js";
 
 /**
@@ -17,4 +18,19 @@ export function openApiController<C>(documentBytes: () => Uint8Array): HttpContr
     }
   }
   return OpenApiController;
+}
+
+/**
+ * The controller that serves one caller's OpenAPI document (`HttpServer.serveCallerOpenApi`): it needs the
+ * server's authentication like any other route, and answers `documentFor(request.user)`. @internal
+ */
+export function callerOpenApiController<C>(documentFor: (user: HttpUser | undefined) => Uint8Array): HttpControllerClass<C> {
+  class CallerOpenApiController extends HttpController<C> {
+    @Get()
+    openApi(): void {
+      this.response.contentType = HttpDefaults.jsonContentType;
+      this.response.setContentBytes(documentFor(this.request.user));
+    }
+  }
+  return CallerOpenApiController;
 }

@@ -1,3 +1,5 @@
+import type { HttpUser } from "../exchange/http-user.js";
+
 /**
  * The shapes the OpenAPI document is made of, and the small interface through which a controller class
  * describes its routes' bodies (the ORM side implements it for the generic CRUD controllers, so that the
@@ -72,6 +74,8 @@ export interface HttpRouteDescriptions {
    * change feed's deliveries; the same name given twice must be the same description.
    */
   readonly webhooks?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** The handlers a document written for a role leaves out: the role may never call them (its policies grant nothing there). */
+  readonly omit?: readonly string[];
 }
 
 /**
@@ -83,13 +87,20 @@ export interface HttpDescribedController {
   /**
    * The descriptions of the routes of `controller` (the registered class). `schemas` holds the document's
    * component schemas so far: a description may add its components there directly, and skip those already
-   * present (an entity reached from many others is then described once), instead of returning them.
+   * present (an entity reached from many others is then described once), instead of returning them. `role`, when
+   * given, is the caller the document is written for: describe what it may read, write and call.
    */
-  openApiDescription(controller: Function, schemas: Record<string, JsonSchema>): HttpRouteDescriptions;
+  openApiDescription(controller: Function, schemas: Record<string, JsonSchema>, role?: HttpUser): HttpRouteDescriptions;
 }
 
-/** The settings of the document's `info` object. */
+/** The settings of the document's `info` object, and the caller it is written for. */
 export interface OpenApiOptions {
+  /**
+   * The caller (its areas and claims) the document is written for: routes whose areas it lacks are left out, and the
+   * entities' policies decide what of each entity it reads, writes and calls (docs/policies.md). Absent: every route,
+   * and every member some caller may see.
+   */
+  readonly role?: HttpUser;
   /** The API's title (default `Tenon API`). */
   readonly title?: string;
   /** The API's version (default `1.0.0`). */

@@ -5,6 +5,8 @@ import {
   InvalidInputError,
   RelationConstraintError,
   TenantRequiredError,
+  PolicyCallerRequiredError,
+  PolicyRefusedError,
   TransientDatabaseError,
   UniqueViolationError,
   ValidationError,
@@ -103,8 +105,14 @@ export function errorAnswerOf(error: unknown, path: string): ErrorAnswer {
   if (error instanceof HttpImportRefusedError) return importRefusedAnswer(error, path);
   if (error instanceof HttpUnauthorizedError) {
     return clientError(catalogue.unauthorized, HttpMessages.unauthorized(path), { "WWW-Authenticate": error.challenge });
-  } else if (error instanceof HttpForbiddenError || error instanceof TenantRequiredError) {
-    // A caller without a tenant may not reach an entity scoped by tenant.
+  } else if (
+    error instanceof HttpForbiddenError ||
+    error instanceof TenantRequiredError ||
+    error instanceof PolicyCallerRequiredError ||
+    error instanceof PolicyRefusedError
+  ) {
+    // A caller without a tenant may not reach an entity scoped by tenant, one without a caller no entity under a
+    // policy, and a caller may not do what the policy does not grant it on a row it may read.
     return clientError(catalogue.forbidden, HttpMessages.forbidden(path));
   } else if (error instanceof HttpMethodNotAllowedError) {
     return clientError(catalogue.methodNotAllowed, error.message, error.allow.length > 0 ? { Allow: error.allow.join(", ") } : {});

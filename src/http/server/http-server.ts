@@ -14,7 +14,8 @@ import { HttpMessages } from "../exchange/http-messages.js";
 import { HttpLogger, type HttpLogParameters, type HttpLogWriterClass } from "../logging/http-logger.js";
 import { runningServers } from "../logging/running-servers.js";
 import { buildOpenApiDocument } from "../openapi/openapi-builder.js";
-import { openApiController } from "../openapi/openapi-controller.js";
+import { callerOpenApiController, openApiController } from "../openapi/openapi-controller.js";
+import type { HttpUser } from "../exchange/http-user.js";
 import type { OpenApiDocument, OpenApiOptions } from "../openapi/openapi-types.js";
 import { type OperationsObserver, startOperations } from "../operations/operations-observer.js";
 import { checkedRateLimit, type HttpRateLimit, RateLimiter } from "../operations/rate-limiter.js";
@@ -24,6 +25,9 @@ import { closeServer, listenAll } from "./server-listen.js";
 import { type RouteRules, ServerRoutes } from "./server-routes.js";
 import { HttpServerSettings, refuseWhileRunning } from "./server-settings.js";
 import { closeServers } from "./server-shutdown.js";
+
+/** How many callers' documents `serveCallerOpenApi` keeps before it starts again. */
+const maxRoleDocuments = 256;
 
 /**
  * The HTTP server. Configure it, register controllers and an authentication class, then
@@ -50,6 +54,7 @@ export class HttpServer<C> extends HttpServerSettings {
   #openApiOptions: OpenApiOptions = {};
   #openApiText: string | undefined;
   #openApiBytes: Uint8Array | undefined;
+  readonly #roleDocuments = new Map<string, Uint8Array>();
   #metricsPort = 0;
   #operations: OperationsObserver | undefined;
   readonly #rateLimits: HttpRateLimit[] = [];
@@ -121,9 +126,18 @@ export class HttpServer<C> extends HttpServerSettings {
    * The OpenAPI 3.1 document of every registered route (docs/openapi.md): paths, methods, placeholders,
    * security, areas, the standard error answers and the bodies that controller classes describe (the
    * generic entity controllers describe theirs from the mapping). Built on first use and cached; `options`
-   * set the `info` object and rebuild it. Answers a copy the caller may change.
+   * set the `info` object and rebuild it. With `options.role`, the document that caller sees (docs/policies.md):
+   * only the routes of its areas, and of each entity what its policy lets it read, write and call; the stored
+   * `info` applies unless `options` gives another, and the served document is left as it is. Answers a copy the
+   * caller may change.
    */
   openApi(options?: OpenApiOptions): OpenApiDocument {
+    if (options?.role !== undefined) {
+      const { role, ...info } = options;
+      return JSON.parse(
+        Buffer.from(this.#roleDocumentBytes(role, { ...this.#openApiOptions, ...info })).toString("utf8"),
+      ) as OpenApiDocument;
+    }
     if (options !== undefined) {
       this.#openApiOptions = { ...options };
       this.#openApiText = undefined;
@@ -143,6 +157,44 @@ export class HttpServer<C> extends HttpServerSettings {
     );
   }
 
+  /**
+   * Serves at `GET <base><path>` (default `/openapi/mine`) the OpenAPI document as the authenticated caller sees it
+   * (`openApi({ role: request.user })`): what its areas and the entities' policies let it call, read and write. The
+   * route needs authentication (401 otherwise); each caller's document is built once and kept while the server runs.
+   */
+  serveCallerOpenApi(path = "/openapi/mine"): void {
+    this.registerController(
+      callerOpenApiController<C>((user) =>
+        user === undefined ? this.#openApiDocumentBytes() : this.#roleDocumentBytes(user, this.#openApiOptions),
+      ),
+      path,
+    );
+  }
+
+  /** The document of one caller, as UTF-8, from a small cache by what can decide it (its name, areas, tenant and claims). */
+  #roleDocumentBytes(role: HttpUser, options: OpenApiOptions): Uint8Array {
+    this.#openApiDocumentText();
+    const key = JSON.stringify(
+      [options, role.username, role.tenant, [...role.areas].map((area) => area.toLowerCase()).sort(), role.claims],
+      (_, value) => (typeof value === "bigint" ? `${value}n` : value),
+    );
+    let bytes = this.#roleDocuments.get(key);
+    if (bytes === undefined) {
+      const balancer: BalancerState = { readiness: undefined, readinessTimeout: 0, draining: false };
+      const routes = this.#routes.documented(this.#routeRules(), this.balancerRoutes ? balancer : undefined, this.#rateLimits);
+      bytes = Buffer.from(JSON.stringify(buildOpenApiDocument(routes, this.#securityScheme(), { ...options, role })), "utf8");
+      if (this.#roleDocuments.size >= maxRoleDocuments) this.#roleDocuments.clear();
+      this.#roleDocuments.set(key, bytes);
+    }
+    return bytes;
+  }
+
+  /** The security scheme of the registered authentication class, for the document. */
+  #securityScheme(): "basic" | "bearer" | undefined {
+    const authentication = this.#authentication;
+    return authentication === undefined ? undefined : authentication.prototype instanceof BasicAuthentication ? "basic" : "bearer";
+  }
+
   /** The served document: its text encoded once as UTF-8, kept until the text is rebuilt. */
   #openApiDocumentBytes(): Uint8Array {
     const text = this.#openApiDocumentText();
@@ -153,12 +205,10 @@ export class HttpServer<C> extends HttpServerSettings {
   #openApiDocumentText(): string {
     if (this.#openApiText === undefined) {
       this.#openApiBytes = undefined;
+      this.#roleDocuments.clear();
       const balancer: BalancerState = { readiness: undefined, readinessTimeout: 0, draining: false };
       const routes = this.#routes.documented(this.#routeRules(), this.balancerRoutes ? balancer : undefined, this.#rateLimits);
-      const authentication = this.#authentication;
-      const scheme =
-        authentication === undefined ? undefined : authentication.prototype instanceof BasicAuthentication ? "basic" : "bearer";
-      this.#openApiText = JSON.stringify(buildOpenApiDocument(routes, scheme, this.#openApiOptions));
+      this.#openApiText = JSON.stringify(buildOpenApiDocument(routes, this.#securityScheme(), this.#openApiOptions));
     }
     return this.#openApiText;
   }

@@ -20,6 +20,7 @@ import { tenantsSuite } from "./tenants.js";
 import { changeFeedSuite } from "./change-feed.js";
 import { changeWebhooksSuite } from "./change-webhooks.js";
 import { aggregatesSuite } from "./aggregates.js";
+import { policiesSuite } from "./policies.js";
 
 /** Every engine suite: each test file runs them all against one engine. */
 export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
@@ -44,4 +45,5 @@ export const engineSuites: readonly ((harness: EngineHarness) => void)[] = [
   changeFeedSuite,
   changeWebhooksSuite,
   aggregatesSuite,
+  policiesSuite,
 ];
