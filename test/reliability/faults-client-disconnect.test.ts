@@ -49,7 +49,7 @@ test("a body cut short writes nothing, an answer abandoned midway breaks nothing
     const direct = new BetterSqlite3(file);
     const insert = direct.prepare(
       // Rows of the seed's tenant, the one the demo's users work for.
-      "INSERT INTO Companies (ID, TenantID, Name, CreatedBy, UpdatedBy, DeletedBy, VersionID) VALUES (?, 'north', ?, '', '', '', 0)",
+      "INSERT INTO Companies (ID, TenantID, Region, Name, CreatedBy, UpdatedBy, DeletedBy, VersionID) VALUES (?, 'north', 'EU', ?, '', '', '', 0)",
     );
     direct.transaction(() => {
       for (let i = 0; i < 10_000; i++) insert.run(1_000_000 + i, `Bulk company ${i} ${"x".repeat(60)}`);
