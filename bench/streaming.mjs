@@ -5,6 +5,8 @@
 // `POST /api/companies/bulk` (RSS growth, time, rows written). The server is its own process
 // (bench/tenon-app/src/streaming-server.ts); every figure is printed, none asserted.
 //   node bench/streaming.mjs [--rows 1000000] [--engines sqlite,postgres,mariadb] [--import-rows 1000000]
+// BENCH_STREAM_BATCH=<n> sets the rows the server reads and sends at a time (default 500); NODE_OPTIONS reaches the
+// server too (NODE_OPTIONS=--max-semi-space-size=4 shows how much of the RSS growth is V8's young generation).
 // Each engine's data lives in a database of the run's own (`tenon_stream_bench_<pid>`), dropped at the end.
 import fs from "node:fs";
 import http from "node:http";
@@ -285,6 +287,7 @@ for (const engineName of o.engines.split(",")) {
   const server = await startServer({
     args: ["tenon-app/dist/streaming-server.js"],
     cwd: BENCH_DIR,
+    // BENCH_STREAM_BATCH (the rows read and sent at a time) reaches the server with the rest of the environment.
     env: engine.env,
     readyPath: "/api/companies/metadata",
   });

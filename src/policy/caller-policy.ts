@@ -61,6 +61,8 @@ export class CallerPolicy {
   readonly notWritableList: readonly ColumnMapping[];
   /** The members the caller writes on some rows only. */
   readonly conditionalWrites: readonly ConditionalMember[];
+  /** What the layers above work out once per caller policy (the conditions of an update's rules, by key). */
+  readonly memo = new Map<string, unknown>();
   readonly #rows = new Map<PolicyOperation, Condition | undefined>();
   readonly #checks = new Map<PolicyOperation, readonly WriteAlternative[] | undefined>();
   readonly #audiences = new Map<Audience, boolean>();
@@ -268,4 +270,36 @@ export function columnsOf(condition: Condition): ColumnMapping[] {
     default:
       return [condition.column];
   }
+}
+
+/** The callers' policies of each entity, by what decides them (`callerKey`): worked out once, shared by sessions. */
+const byCaller = new WeakMap<EntityPolicy, Map<string, CallerPolicy>>();
+/** How many callers' policies an entity keeps before it starts again (a bound, not a working set one would reach). */
+const maxCallers = 1_000;
+
+/**
+ * What decides a caller's view of a policy: its name, areas (without case, in any order), tenant and claims. Two
+ * caller objects with the same key get the same `CallerPolicy` (a rule's `when` must depend on these alone).
+ */
+export function callerKey(caller: PolicyCaller): string {
+  const areas = caller.areas.map((area) => area.toLowerCase()).sort();
+  const claims = JSON.stringify(caller.claims ?? {}, (_, value: unknown) => (typeof value === "bigint" ? `${value}n` : value));
+  return JSON.stringify([caller.username, caller.tenant, areas]) + claims;
+}
+
+/**
+ * The policy of an entity as it applies to a caller whose `callerKey` is `key`: the one already worked out for that
+ * key, or a new one, kept. Sharing it keeps its conditions the same objects, so that the statements rendered for
+ * them are rendered once (`EntityStatements` keeps them by condition).
+ */
+export function callerPolicyOf(policy: EntityPolicy, caller: PolicyCaller, key: string): CallerPolicy {
+  let callers = byCaller.get(policy);
+  if (callers === undefined) byCaller.set(policy, (callers = new Map()));
+  let view = callers.get(key);
+  if (view === undefined) {
+    if (callers.size >= maxCallers) callers.clear();
+    view = new CallerPolicy(policy, caller);
+    callers.set(key, view);
+  }
+  return view;
 }

@@ -5,7 +5,7 @@ import { type ColumnMapping, EntityMapping } from "../mapping/entity-mapping.js"
 import { Lazy } from "../mapping/lazy.js";
 import { wireNameOf } from "../mapping/wire-name.js";
 import type { PolicyCaller } from "../policy/caller.js";
-import { CallerPolicy, columnsOf, entityValues, noRows } from "../policy/caller-policy.js";
+import { type CallerPolicy, callerKey, callerPolicyOf, columnsOf, entityValues, noRows } from "../policy/caller-policy.js";
 import { conditionHolds } from "../filter/condition-match.js";
 import { entityPolicyOf } from "../policy/entity-policy.js";
 import type { PolicyOperation } from "../policy/policy-operation.js";
@@ -34,6 +34,8 @@ export interface PolicyLookup {
 export class SessionPolicies {
   readonly #source: PolicySource;
   readonly #byMapping = new Map<EntityMapping, CallerPolicy>();
+  #caller: PolicyCaller | undefined;
+  #key = "";
 
   /** @param source the session. */
   constructor(source: PolicySource) {
@@ -50,11 +52,16 @@ export class SessionPolicies {
     if (caller === undefined || caller === null) {
       throw new PolicyCallerRequiredError(mapping.name, PolicyMessages.callerRequired(mapping.name));
     }
+    if (caller !== this.#caller) {
+      this.#caller = caller;
+      this.#key = callerKey(caller);
+      this.#byMapping.clear();
+    }
     let policy = this.#byMapping.get(mapping);
-    if (policy === undefined || policy.caller !== caller) {
+    if (policy === undefined) {
       const declared = entityPolicyOf(mapping);
       if (declared === undefined) return undefined;
-      policy = new CallerPolicy(declared, caller);
+      policy = callerPolicyOf(declared, caller, this.#key);
       this.#byMapping.set(mapping, policy);
     }
     return policy;
@@ -147,7 +154,7 @@ function refusedValuesError(columns: Iterable<ColumnMapping>): ValidationError {
  * update must meet one rule that grants updates (its `rows` and `check`). A part of a rule on members the update
  * `writes` (and the key) is decided on the entity; a part on members it leaves as they are (the Created pair, the
  * tenant) holds on the new row exactly when it holds on the stored one, so it becomes a condition of the UPDATE
- * (answered: the OR of such parts of the rules whose other parts hold; undefined when one rule needs none); a part
+ * (answered with the update's rows: the OR of such parts of the rules whose other parts hold; undefined when one rule needs none); a part
  * on both kinds is decided on the entity over the `stored` row. No rule holding is a `ValidationError` naming the
  * members of the failing parts.
  */
@@ -163,7 +170,8 @@ export async function checkUpdatedValues(
   let merged: ((column: ColumnMapping) => unknown) | undefined;
   const refused = new Set<ColumnMapping>();
   const passing: Condition[] = [];
-  for (const { parts } of alternatives) {
+  const passed: number[] = [];
+  for (const [index, { parts }] of alternatives.entries()) {
     const onStored: Condition[] = [];
     let holds = true;
     for (const part of parts) {
@@ -185,9 +193,16 @@ export async function checkUpdatedValues(
     if (!holds) continue;
     if (onStored.length === 0) return undefined;
     passing.push(onStored.length === 1 ? onStored[0] : { kind: "and", conditions: onStored });
+    passed.push(index);
   }
   if (passing.length === 0) throw refusedValuesError(refused);
-  return passing.length === 1 ? passing[0] : { kind: "or", conditions: passing };
+  // The same rules passing give the same condition object, so that its statement is rendered once.
+  const key = `update:${passed.join(",")}`;
+  const known = policy.memo.get(key) as Condition | undefined;
+  if (known !== undefined) return known;
+  const condition = bothConditions(policy.rows("update"), passing.length === 1 ? passing[0] : { kind: "or", conditions: passing });
+  policy.memo.set(key, condition);
+  return condition;
 }
 
 /** Both conditions (either may be absent). */

@@ -25,7 +25,6 @@ import {
   enforceInsert,
   enforceUpdate,
   needsStoredRow,
-  bothConditions,
   checkUpdatedValues,
   refuseInsertedValues,
   requireGrant,
@@ -301,7 +300,7 @@ export class SessionWrites implements BatchSession {
     const writes = (column: ColumnMapping): boolean => column.isPrimaryKey || statements.updateColumns.includes(column);
     const stored = async (): Promise<object> =>
       (await this.#reads.storedRow(mapping, mapping.idOf(entity), "update")) ?? (await this.refusal(policy, entity, "update"));
-    return bothConditions(policy.rows("update"), await checkUpdatedValues(policy, entity, writes, stored));
+    return (await checkUpdatedValues(policy, entity, writes, stored)) ?? policy.rows("update");
   }
 
   /**

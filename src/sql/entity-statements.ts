@@ -101,6 +101,8 @@ export class EntityStatements {
   /** What a delete runs for each `@Relation`, in declaration order. */
   readonly relations: readonly RelationStatement[];
   readonly #byId: Map<boolean, CompiledStatement> = new Map();
+  readonly #byIdGuarded = new WeakMap<Condition, Map<boolean, CompiledStatement & { readonly tenantAt: number }>>();
+  readonly #guardedSql = new WeakMap<Condition, Map<string, { readonly sql: string; readonly values: readonly unknown[] }>>();
   readonly #whereClause: Map<string, unknown>;
 
   /** Builds the fixed statements of `mapping` for `dialect`, restricted to one tenant unless `scoped` is false. */
@@ -258,9 +260,22 @@ export class EntityStatements {
    */
   selectById(id: number, includeDeleted = false, tenant?: string, guard?: Condition): CompiledStatement {
     if (guard !== undefined) {
-      const key: Condition = { kind: "compare", column: this.mapping.primaryKey, operator: "=", value: id };
-      const where = this.#where([key], includeDeleted, tenant, guard);
-      return { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[] };
+      // Rendered once per guard (a caller's policy keeps its conditions): the id is the first value, the tenant the
+      // one after the fixed WHERE clause's, and the guard's follow.
+      let byDeleted = this.#byIdGuarded.get(guard);
+      if (byDeleted === undefined) this.#byIdGuarded.set(guard, (byDeleted = new Map()));
+      let guarded = byDeleted.get(includeDeleted);
+      if (guarded === undefined) {
+        const key: Condition = { kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 };
+        const where = this.#where([key], includeDeleted, "", guard);
+        const tenantAt = this.tenantScoped ? where.parameters.length - 1 - this.#guardValues(guard, where.parameters.length) : -1;
+        guarded = { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[], tenantAt };
+        byDeleted.set(includeDeleted, guarded);
+      }
+      const parameters = guarded.parameters.slice();
+      parameters[0] = id;
+      if (guarded.tenantAt >= 0) parameters[guarded.tenantAt] = this.#tenantValue(tenant);
+      return { sql: guarded.sql, parameters };
     }
     let cached = this.#byId.get(includeDeleted);
     if (cached === undefined) {
@@ -295,8 +310,25 @@ export class EntityStatements {
    * lets through.
    */
   guarded(sql: string, parameters: unknown[], guard: Condition): CompiledStatement {
-    const binding = new Binding(this.dialect, parameters);
-    return { sql: `${sql} AND (${this.#render(guard, binding)})`, parameters: binding.parameters };
+    // Rendered once per guard and statement (the statement's text fixes how many values precede the guard's).
+    let bySql = this.#guardedSql.get(guard);
+    if (bySql === undefined) this.#guardedSql.set(guard, (bySql = new Map()));
+    let rendered = bySql.get(sql);
+    if (rendered === undefined) {
+      const binding = new Binding(this.dialect, new Array<unknown>(parameters.length));
+      const text = `${sql} AND (${this.#render(guard, binding)})`;
+      rendered = { sql: text, values: binding.parameters.slice(parameters.length) };
+      bySql.set(sql, rendered);
+    }
+    for (const value of rendered.values) parameters.push(value);
+    return { sql: rendered.sql, parameters };
+  }
+
+  /** How many values a guard binds (rendered alone after `first` others). */
+  #guardValues(guard: Condition, first: number): number {
+    const binding = new Binding(this.dialect, new Array<unknown>(first));
+    this.#render(guard, binding);
+    return binding.parameters.length - first;
   }
 
   /** SELECT with a filter: conditions, order and page. */

@@ -1,7 +1,7 @@
 // The server of bench/streaming.mjs: the generic entity controller over the bench's Companies table, whose
 // select streams NDJSON and CSV and whose bulk route imports NDJSON (docs/crud.md). Settings come from the
 // BENCH_* environment, as for server.ts.
-import { type HttpContext, HttpEntityController, HttpServer } from "tenon/http";
+import { type HttpContext, HttpEntityController, type HttpEntityReader, HttpServer } from "tenon/http";
 import { Company } from "./company.js";
 import { BenchContext, openDatabase } from "./context.js";
 
@@ -10,6 +10,12 @@ class StreamingCompaniesController extends HttpEntityController<BenchContext, Co
   protected readonly entityClass = Company;
   protected get httpContext(): HttpContext {
     return this.context.http;
+  }
+  /** BENCH_STREAM_BATCH sets the rows read and sent at a time (default the reader's, 500). */
+  protected override createReader(): HttpEntityReader<Company> {
+    const reader = super.createReader();
+    if (process.env.BENCH_STREAM_BATCH) reader.streamBatchSize = Number(process.env.BENCH_STREAM_BATCH);
+    return reader;
   }
 }
 

@@ -37,7 +37,7 @@ import {
 } from "tenon/http";
 import { MariaDbDatabase } from "tenon/mariadb";
 import { PostgresDatabase } from "tenon/postgres";
-import { SqliteDatabase } from "tenon/sqlite";
+import { SqliteDatabase, type SqliteDriverName } from "tenon/sqlite";
 import BetterSqlite3 from "better-sqlite3";
 import { mariaDbUrl } from "../../../orm/harness-mariadb.js";
 import { postgresUrl } from "../../../orm/harness-postgres.js";
@@ -153,38 +153,77 @@ export interface StreamingEngine {
 
 const runTag = `tenon_stream_${process.pid}_${randomBytes(4).toString("hex")}`;
 
-/** SQLite (better-sqlite3) on a file in a temporary directory, in WAL mode. */
-export const sqliteStreaming: StreamingEngine = {
-  name: "SQLite",
-  unreachable: async () => undefined,
-  async open() {
-    const directory = mkdtempSync(join(tmpdir(), "tenon-stream-"));
-    const filename = join(directory, "stream.sqlite");
-    const database = new SqliteDatabase({ filename });
-    await Schema.apply(database, [Shelf, Item], { idempotencyKeys: true });
-    const direct = new BetterSqlite3(filename);
-    direct.pragma("busy_timeout = 0");
-    return {
-      database,
-      async held() {
-        // A reader that holds an old snapshot keeps a TRUNCATE checkpoint from finishing: busy 1.
-        direct
-          .prepare("INSERT INTO StreamShelves (ID, Title, VersionID) VALUES (?, 'probe', 0)")
-          .run(1_000_000 + Math.floor(Math.random() * 1e9));
-        const [busy] = direct.prepare("PRAGMA wal_checkpoint(TRUNCATE)").raw(true).get() as number[];
-        return busy;
-      },
-      async count(where = "1 = 1") {
-        return Number((direct.prepare(`SELECT COUNT(*) FROM StreamItems WHERE ${where}`).raw(true).get() as unknown[])[0]);
-      },
-      async close() {
-        direct.close();
-        await database.close();
-        rmSync(directory, { recursive: true, force: true });
-      },
+/** SQLite through `driver` on a file in a temporary directory, in WAL mode (read directly with better-sqlite3). */
+export function sqliteStreamingWith(driver: SqliteDriverName): StreamingEngine {
+  return {
+    name: driver === "node:sqlite" ? "SQLite (node:sqlite)" : "SQLite",
+    unreachable: async () => undefined,
+    async open() {
+      const directory = mkdtempSync(join(tmpdir(), "tenon-stream-"));
+      const filename = join(directory, "stream.sqlite");
+      const database = new SqliteDatabase({ filename, driver });
+      await Schema.apply(database, [Shelf, Item], { idempotencyKeys: true });
+      const direct = openDirect(filename, driver);
+      return {
+        database,
+        async held() {
+          // A reader that holds an old snapshot keeps a TRUNCATE checkpoint from finishing: busy 1.
+          direct.run(
+            "INSERT INTO StreamShelves (ID, Title, VersionID) VALUES (?, 'probe', 0)",
+            1_000_000 + Math.floor(Math.random() * 1e9),
+          );
+          return Number(direct.first("PRAGMA wal_checkpoint(TRUNCATE)")[0]);
+        },
+        async count(where = "1 = 1") {
+          return Number(direct.first(`SELECT COUNT(*) FROM StreamItems WHERE ${where}`)[0]);
+        },
+        async close() {
+          direct.close();
+          await database.close();
+          rmSync(directory, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+/** A connection of the test's own to a SQLite file, through the driver under test (no busy wait). */
+interface DirectSqlite {
+  run(sql: string, ...parameters: unknown[]): void;
+  /** The first row, as an array. */
+  first(sql: string): unknown[];
+  close(): void;
+}
+
+function openDirect(filename: string, driver: SqliteDriverName): DirectSqlite {
+  if (driver === "node:sqlite") {
+    type Statement = { run(...p: unknown[]): unknown; get(): unknown; setReturnArrays(on: boolean): void };
+    const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as {
+      DatabaseSync: new (file: string) => { prepare(sql: string): Statement; exec(sql: string): void; close(): void };
     };
-  },
-};
+    const db = new DatabaseSync(filename);
+    db.exec("PRAGMA busy_timeout = 0");
+    return {
+      run: (sql, ...parameters) => void db.prepare(sql).run(...parameters),
+      first: (sql) => {
+        const statement = db.prepare(sql);
+        statement.setReturnArrays(true);
+        return statement.get() as unknown[];
+      },
+      close: () => db.close(),
+    };
+  }
+  const db = new BetterSqlite3(filename);
+  db.pragma("busy_timeout = 0");
+  return {
+    run: (sql, ...parameters) => void db.prepare(sql).run(...parameters),
+    first: (sql) => db.prepare(sql).raw(true).get() as unknown[],
+    close: () => db.close(),
+  };
+}
+
+/** SQLite through better-sqlite3. */
+export const sqliteStreaming: StreamingEngine = sqliteStreamingWith("better-sqlite3");
 
 /** PostgreSQL: a schema of the run's own on the shared test server, the pool's connections named by the run's tag. */
 export const postgresStreaming: StreamingEngine = {
