@@ -1,17 +1,18 @@
 // A server under valgrind's callgrind, counted only while `counted` loads it (instrumentation switched on
-// with callgrind_control after `warm`, and its counters zeroed after `settle`): the instructions of user space,
-// summed over every thread's output file.
+// with callgrind_control after `warm`, one dump per counted window): the instructions of user space, of every
+// thread or of the main thread.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
 /**
  * Starts `node <args>` under callgrind in `cwd` with `env`, waits for its `LISTENING <port>` line, runs
- * `warm(port)` uncounted, `settle(port)` (when given) instrumented but thrown away, and `counted(port)` counted,
- * stops it, and answers `{ warmed, counted, instructions }` (what `warm` and `counted` answered, and the
- * instructions counted). What the first requests after switching instrumentation on cost more than the
- * later ones (a one-off, whatever the count) falls in `settle`, outside the count. `outFile` is the callgrind output's path
- * (removed afterwards unless `keep`, for `callgrind_annotate`); `stderr` "pipe" or "ignore".
+ * `warm(port)` uncounted and then `counted(port)` `windows` times, counted, each count written apart (a callgrind
+ * dump after each), stops it, and answers `{ warmed, counted, instructions, background, windows }`: what `warm`
+ * and the last `counted` answered; per window, the instructions counted (`threads: "all"`, the default: of every
+ * thread; `"main"`: of the main thread alone) and those of the other threads (`windows`, a list); and the first
+ * window's two figures. `outFile` is the callgrind output's path (files `<outFile>.<window>-<thread>`, thread 01
+ * the main thread; removed afterwards unless `keep`); `stderr` "pipe" or "ignore".
  */
 export async function countUnderCallgrind({
   args,
@@ -21,13 +22,22 @@ export async function countUnderCallgrind({
   stderr = "ignore",
   label = "the server",
   warm,
-  settle,
   counted,
+  windows = 1,
   keep = false,
+  threads = "all",
 }) {
   const server = spawn(
     "valgrind",
-    ["--tool=callgrind", "--smc-check=all-non-file", "--instr-atstart=no", `--callgrind-out-file=${outFile}`, process.execPath, ...args],
+    [
+      "--tool=callgrind",
+      "--smc-check=all-non-file",
+      "--instr-atstart=no",
+      "--separate-threads=yes",
+      `--callgrind-out-file=${outFile}`,
+      process.execPath,
+      ...args,
+    ],
     { cwd, stdio: ["ignore", "pipe", stderr], env },
   );
   let errors = "";
@@ -44,17 +54,17 @@ export async function countUnderCallgrind({
     server.on("exit", (code) => reject(new Error(`${label} exited (${code}) before listening\n${errors}`)));
   });
   const exited = new Promise((resolve) => server.once("exit", resolve));
+  const control = (...command) => execFileSync("callgrind_control", [...command, String(server.pid)], { stdio: "ignore" });
   let warmed;
   let result;
   try {
     warmed = await warm(port);
-    execFileSync("callgrind_control", ["-i", "on", String(server.pid)], { stdio: "ignore" });
-    if (settle !== undefined) {
-      await settle(port);
-      execFileSync("callgrind_control", ["-z", String(server.pid)], { stdio: "ignore" });
+    control("-i", "on");
+    for (let window = 1; window <= windows; window++) {
+      result = await counted(port);
+      control(`--dump=window ${window}`);
     }
-    result = await counted(port);
-    execFileSync("callgrind_control", ["-i", "off", String(server.pid)], { stdio: "ignore" });
+    control("-i", "off");
   } catch (error) {
     server.kill("SIGKILL");
     await exited;
@@ -63,11 +73,17 @@ export async function countUnderCallgrind({
   server.kill("SIGTERM");
   await exited;
   const dir = path.dirname(outFile);
-  let instructions = 0;
-  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(path.basename(outFile)))) {
+  const base = path.basename(outFile);
+  const counts = Array.from({ length: windows }, () => ({ instructions: 0, background: 0 }));
+  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(base))) {
     const text = fs.readFileSync(path.join(dir, f), "utf8");
     if (!keep) fs.rmSync(path.join(dir, f));
-    instructions += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
+    const m = /^\.(\d+)-(\d+)$/.exec(f.slice(base.length));
+    if (m === null || Number(m[1]) > windows) continue; // the dump at exit: what ran after the last window
+    const total = Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
+    const count = counts[Number(m[1]) - 1];
+    if (threads === "all" || m[2] === "01") count.instructions += total;
+    else count.background += total;
   }
-  return { warmed, counted: result, instructions };
+  return { warmed, counted: result, ...counts[0], windows: counts };
 }
