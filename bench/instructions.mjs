@@ -1,122 +1,260 @@
-// Instructions per request with FIXED request counts: Tenon's contender runs under callgrind, gets `--warmup`
-// requests, then `--count` counted ones over 10 keep-alive connections. On a loaded machine a run takes longer
-// but divides by the same number of requests (bench/instructions-per-request.mjs counts for a fixed time,
-// which on a busy VM counted too few requests to mean anything). The environment reaches the server, so
-//   BENCH_METRICS=1 BENCH_TRACING=1 node bench/instructions.mjs --scenario S2
-// measures metrics and tracing on (docs/operations.md; BENCH_TRACING=sdk registers the OpenTelemetry SDK).
-// `--log` registers the JSON-lines log writer (to a temporary file), as the S6 scenario does: the logging path.
-// `--keep` keeps callgrind's output to see where the instructions went. Needs valgrind; `npm run build` first.
-// S4 sends the PUT of the S4 scenario (bench/lib/requests.mjs), each row in turn at the version it is at; with
-// `BENCH_POLICY=1` the server serves a Company under a row and column policy (docs/policies.md), so
-//   BENCH_POLICY=1 node bench/instructions.mjs --scenario S4
-// is the policy-scoped S4 to set beside the plain one.
+// Instructions per request with FIXED request counts, for every contender in one run: each server runs under
+// callgrind, gets `--warmup` requests uncounted, then `--windows` times `--count` counted ones, all over the same
+// 10 keep-alive connections; its figure is its cheapest window. On a loaded machine a run takes longer but
+// divides by the same number of requests, so this is the figure of record (docs/benchmarks.md); requests per
+// second come from `npm run bench`.
+//   node bench/instructions.mjs                                   # S1 S2 S4 S5, all five contenders (an hour or more)
+//   node bench/instructions.mjs --contenders raw,tenon            # before a change to the request path
+//   node bench/instructions.mjs --scenario S2 --contenders tenon --keep   # callgrind's output, to see where
+// Every run prints each contender's instructions per request and its ratio to raw, and Tenon's ratios beside the
+// last recorded ones (bench/results/instructions.json); `--record` makes this run the recorded one.
+// The environment reaches the servers, so BENCH_METRICS=1 / BENCH_TRACING=1 measure metrics and tracing on
+// (docs/operations.md), and BENCH_POLICY=1 serves the Company under a row and column policy (docs/policies.md);
+// `--log` registers the JSON-lines log writer (to a temporary file), as S6 does.
+// Needs valgrind; builds what it needs (`tsc` for the Tenon and NestJS contenders) but not the framework:
+// `npm run build` first.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { countUnderCallgrind } from "./lib/callgrind.mjs";
-import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
-import { copySqlite, removeSqlite, sqliteDataset } from "./lib/dataset.mjs";
+import { BENCH_DIR, CONTENDERS, ROOT_DIR } from "./lib/contenders.mjs";
+import { copySqlite, sqliteDataset } from "./lib/dataset.mjs";
 import { updateBody } from "./lib/requests.mjs";
 
 const { values: o } = parseArgs({
   options: {
-    scenario: { type: "string", default: "S2" },
-    warmup: { type: "string", default: "15000" },
-    count: { type: "string", default: "20000" },
+    scenario: { type: "string", default: "S1,S2,S4,S5" },
+    contenders: { type: "string", default: "raw,tenon,fastify,express,nest" },
+    warmup: { type: "string", default: "8000" },
+    windows: { type: "string", default: "2" },
+    count: { type: "string", default: "5000" },
     keep: { type: "boolean", default: false },
     log: { type: "boolean", default: false },
+    record: { type: "boolean", default: false },
+    "node-flags": { type: "string", default: "--no-memory-reducer --single-threaded-gc" },
   },
 });
-const paths = { S1: "/api/health", S2: "/api/companies/42", S4: "/api/companies" };
-const target = paths[o.scenario];
-const rows = 10000;
-if (target === undefined) throw new Error(`unknown scenario ${o.scenario}; known: ${Object.keys(paths).join(" ")}`);
-const TMP = path.join(BENCH_DIR, "results", "tmp");
-fs.mkdirSync(TMP, { recursive: true });
-const pristine = sqliteDataset(TMP, rows);
-// A writing scenario works on a copy of the data set, so every run starts from the same versions.
-const data = o.scenario === "S4" ? copySqlite(pristine, path.join(TMP, `instructions-${process.pid}.sqlite`)) : pristine;
-const tenon = CONTENDERS.find((c) => c.id === "tenon");
-fs.mkdirSync(path.join(BENCH_DIR, "node_modules"), { recursive: true });
-tenon.prepare();
+const ROWS = 10000;
+const HALF = ROWS / 2;
+const RECORD = path.join(BENCH_DIR, "results", "instructions.json");
+const INSERT_BODY = JSON.stringify({ name: "New Company", email: "new@example.com", vatNumber: "FR12345678901", creditLimit: 5000 });
 
-/** The version each row is at (the data set starts every row at 1), and the next row S4 updates. */
-const versions = new Map();
-let nextRow = 0;
+/**
+ * The scenarios counted here, each a source of requests: `next(phase)` answers the next `[method, path, body]`
+ * of the warm-up (`"warm"`) or of the counted windows (`"count"`).
+ */
+const SCENARIOS = {
+  S1: { title: "GET constant JSON", source: () => () => ["GET", "/api/health", undefined] },
+  S2: {
+    title: "GET one company by id",
+    source: () => {
+      // A fixed pseudo-random walk over the ids (the same in every run, for every contender).
+      let x = 12345;
+      return () => {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        return ["GET", `/api/companies/${1 + (x % ROWS)}`, undefined];
+      };
+    },
+  },
+  S4: {
+    title: "PUT with version check (update + reload)",
+    write: true,
+    // The warm-up updates the upper half of the rows in turn, the count the lower half: the load always
+    // knows the version a row is at (every server gets a fresh copy of the data).
+    source: () => {
+      const counters = { warm: 0, count: 0 };
+      return (phase) => {
+        const lo = phase === "warm" ? HALF + 1 : 1;
+        const n = counters[phase]++;
+        return ["PUT", "/api/companies", updateBody(lo + (n % HALF), 1 + Math.floor(n / HALF))];
+      };
+    },
+  },
+  S5: {
+    title: "POST insert: validation + audit columns + sequence",
+    write: true,
+    source: () => () => ["POST", "/api/companies", INSERT_BODY],
+  },
+};
 
-/** One request of the scenario: a GET, or for S4 the PUT of the next row at its version (a failed PUT stops the run). */
-function send(port, agent) {
-  if (o.scenario !== "S4") {
-    return new Promise((resolve, reject) => {
-      http
-        .get({ host: "127.0.0.1", port, path: target, agent }, (res) => {
-          res.resume();
-          res.on("end", resolve);
-        })
-        .on("error", reject);
-    });
-  }
-  const id = (nextRow++ % rows) + 1;
-  const version = versions.get(id) ?? 1;
-  const body = updateBody(id, version);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: target,
-        method: "PUT",
-        agent,
-        headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
-      },
-      (res) => {
+/**
+ * Sends `n` requests from `next(phase)` over the 10 keep-alive connections of `agent`; throws on an answer other
+ * than 200. Every phase of a server uses the same connections: a connection closed and another opened between
+ * warm-up and count would send the count through code that V8 deoptimizes and compiles again (measured: 25
+ * deoptimizations and 45 compilations in node:http's and node:stream's functions after such a change).
+ */
+async function load(port, agent, n, next, phase) {
+  if (n <= 0) return 0;
+  let left = n;
+  let failure;
+  const one = ([method, target, body], retried = false) =>
+    new Promise((resolve, reject) => {
+      const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+      const req = http.request({ host: "127.0.0.1", port, method, path: target, headers, agent }, (res) => {
         let text = "";
-        res.on("data", (chunk) => (text += chunk));
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
         res.on("end", () => {
-          if (res.statusCode !== 200) reject(new Error(`PUT ${id} at ${version}: ${res.statusCode} ${text}`));
-          versions.set(id, version + 1);
+          if (res.statusCode !== 200) failure ??= new Error(`${method} ${target}: ${res.statusCode} ${text.slice(0, 300)}`);
           resolve();
         });
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
-}
-
-/** Sends `n` requests over 10 keep-alive connections. */
-async function load(port, n) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
-  let left = n;
+      });
+      // A kept-alive connection the server closed just as the request went out: sent again on a new one.
+      req.on("error", (error) => (req.reusedSocket && !retried ? one([method, target, body], true).then(resolve, reject) : reject(error)));
+      req.end(body);
+    });
   const loop = async () => {
-    while (left-- > 0) await send(port, agent);
+    while (left-- > 0 && failure === undefined) await one(next(phase));
   };
   await Promise.all(Array.from({ length: 10 }, loop));
-  agent.destroy();
+  if (failure !== undefined) throw failure;
+  return n;
 }
 
-const outFile = path.join(TMP, `callgrind-fixed-${process.pid}.out`);
-const { instructions: total } = await countUnderCallgrind({
-  args: tenon.args,
-  cwd: BENCH_DIR,
-  outFile,
-  env: {
-    ...process.env,
-    NODE_ENV: "production",
-    BENCH_DB: "sqlite",
-    BENCH_SQLITE_PATH: data,
-    BENCH_LOG: o.log ? "file" : "",
-    BENCH_LOG_FILE: path.join(TMP, `instructions-fixed-${process.pid}.log`),
-    BENCH_ROUTES: "0",
-  },
-  warm: (port) => load(port, Number(o.warmup)),
-  counted: (port) => load(port, Number(o.count)),
-  keep: o.keep,
+const wanted = o.scenario.split(",").map((s) => s.trim().toUpperCase());
+for (const s of wanted)
+  if (SCENARIOS[s] === undefined) throw new Error(`unknown scenario ${s}; known: ${Object.keys(SCENARIOS).join(" ")}`);
+const contenders = o.contenders.split(",").map((id) => {
+  const c = CONTENDERS.find((x) => x.id === id.trim());
+  if (c === undefined) throw new Error(`unknown contender ${id}; known: ${CONTENDERS.map((x) => x.id).join(" ")}`);
+  return c;
 });
-if (data !== pristine) removeSqlite(data);
-if (o.keep) console.log(`callgrind output kept: ${outFile}* (callgrind_annotate --inclusive=no <file>)`);
+const TMP = path.join(BENCH_DIR, "results", "tmp");
+fs.mkdirSync(TMP, { recursive: true });
+fs.mkdirSync(path.join(BENCH_DIR, "node_modules"), { recursive: true });
+const pristine = sqliteDataset(TMP, ROWS);
+for (const c of contenders) c.prepare?.();
+const [warmup, windows, count] = [Number(o.warmup), Number(o.windows), Number(o.count)];
+// What is counted is the main thread: JavaScript, Node, SQLite and (with --single-threaded-gc) all of the garbage
+// collector. V8's other threads compile hot functions. Under callgrind a server runs some 50 times slower, so
+// what runs per unit of time (timers, and the code paths they take) runs 50 times as often per request, and a
+// few functions are deoptimized and compiled again after the count begins, in one window or another: a
+// compilation costs tens of millions of instructions, and Tenon's S1 counted 65k and 120k instructions a request
+// in two runs of one build (69.6k and 79.5k on the main thread alone, the second with node:http's functions
+// deoptimized for part of its window). Raw's windows differ by 1%. So the figure is the cheapest of the
+// windows, the main thread's; the other threads' instructions are printed apart ("background").
+// V8's memory reducer starts a full garbage collection when the allocation rate per millisecond is low, which
+// under callgrind it always is: full collections that a server at native speed under the same load never runs
+// (Tenon S2: 13k instructions a request). Every contender gets the same flags.
+const nodeFlags = o["node-flags"].split(" ").filter((f) => f !== "");
+
+const git = (...args) => {
+  try {
+    return execFileSync("git", args, { cwd: ROOT_DIR, encoding: "utf8" }).trim();
+  } catch {
+    return "";
+  }
+};
+const commit = git("rev-parse", "--short", "HEAD");
+const dirty = git("status", "--porcelain", "--", "src", "bench") !== "";
+const recorded = fs.existsSync(RECORD) ? JSON.parse(fs.readFileSync(RECORD, "utf8")) : undefined;
+
+/** figures[scenario][contender] = instructions per request */
+const figures = {};
+for (const id of wanted) {
+  const scenario = SCENARIOS[id];
+  figures[id] = {};
+  for (const contender of contenders) {
+    const data = scenario.write ? copySqlite(pristine, path.join(TMP, `instructions-${contender.id}-${process.pid}.sqlite`)) : pristine;
+    const next = scenario.source();
+    const outFile = path.join(TMP, `callgrind-${id}-${contender.id}-${process.pid}.out`);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+    const measured = await countUnderCallgrind({
+      // --keep: V8 writes the perf map that bench/callgrind-functions.mjs names the JIT code with.
+      args: [...nodeFlags, ...(o.keep ? ["--perf-basic-prof"] : []), ...contender.args],
+      cwd: BENCH_DIR,
+      outFile,
+      stderr: "pipe",
+      label: contender.id,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        BENCH_DB: "sqlite",
+        BENCH_SQLITE_PATH: data,
+        BENCH_LOG: o.log ? "file" : "",
+        BENCH_LOG_FILE: path.join(TMP, `instructions-${contender.id}-${process.pid}.log`),
+        BENCH_ROUTES: "0",
+      },
+      warm: (port) => load(port, agent, warmup, next, "warm"),
+      counted: (port) => load(port, agent, count, next, "count"),
+      windows,
+      keep: o.keep,
+      threads: "main",
+    });
+    agent.destroy();
+    if (data !== pristine) for (const f of [data, `${data}-wal`, `${data}-shm`]) fs.rmSync(f, { force: true });
+    const perWindow = measured.windows.map((w) => Math.round(w.instructions / count));
+    const cheapest = perWindow.indexOf(Math.min(...perWindow));
+    const perRequest = perWindow[cheapest];
+    const background = measured.windows[cheapest].background;
+    figures[id][contender.id] = perRequest;
+    const raw = figures[id].raw;
+    const ratio = raw === undefined || contender.id === "raw" ? "" : ` (${(perRequest / raw).toFixed(3)} of raw)`;
+    console.log(
+      `${id} ${contender.label}: ${perRequest.toLocaleString("en")} instructions per request${ratio} (windows: ${perWindow.map((n) => n.toLocaleString("en")).join(", ")}; background threads: ${Math.round(background / count).toLocaleString("en")})`,
+    );
+    if (o.keep)
+      console.log(
+        `  callgrind output kept: ${outFile}* (node bench/callgrind-functions.mjs ${outFile}.${cheapest + 1}-01 --count ${count})`,
+      );
+  }
+}
+
 const loadAverage = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
+const k = (n) => (n === undefined ? "" : `${(n / 1000).toFixed(1)}k`);
 console.log(
-  `${o.scenario}${o.log ? " with the log writer" : ""}${process.env.BENCH_POLICY === "1" ? " under a policy" : ""} Tenon: ${Math.round(total / Number(o.count)).toLocaleString("en")} instructions per request (${o.count} counted after ${o.warmup}; load ${loadAverage})`,
+  `\nNode ${process.version}, commit ${commit}${dirty ? " with changes" : ""}, the cheapest of ${windows} windows of ${count} requests after ${warmup}, load ${loadAverage}${o.log ? ", log writer on" : ""}${process.env.BENCH_METRICS === "1" ? ", metrics on" : ""}`,
 );
+console.log(
+  `| scenario | ${contenders.map((c) => c.label).join(" | ")} | ${contenders
+    .filter((c) => c.id !== "raw")
+    .map((c) => `${c.label} / raw`)
+    .join(" | ")} |`,
+);
+console.log(
+  `|---|${contenders.map(() => "--:|").join("")}${contenders
+    .filter((c) => c.id !== "raw")
+    .map(() => "--:|")
+    .join("")}`,
+);
+for (const id of wanted) {
+  const f = figures[id];
+  const ratios = contenders.filter((c) => c.id !== "raw").map((c) => (f.raw === undefined ? "" : (f[c.id] / f.raw).toFixed(3)));
+  console.log(`| ${id} ${SCENARIOS[id].title} | ${contenders.map((c) => k(f[c.id])).join(" | ")} | ${ratios.join(" | ")} |`);
+}
+
+// Against the last recorded run: Tenon's ratio to raw (comparable across machines and loads), and its count.
+if (recorded !== undefined && figures[wanted[0]].tenon !== undefined) {
+  console.log(`\nTenon against the recorded run (${recorded.date}, commit ${recorded.commit}, Node ${recorded.node}):`);
+  for (const id of wanted) {
+    const now = figures[id];
+    const then = recorded.scenarios?.[id];
+    if (then?.tenon === undefined) continue;
+    const ratioNow = now.raw === undefined ? undefined : now.tenon / now.raw;
+    const ratioThen = then.raw === undefined ? undefined : then.tenon / then.raw;
+    const change = ((now.tenon / then.tenon - 1) * 100).toFixed(1);
+    console.log(
+      `  ${id}: ${now.tenon.toLocaleString("en")} instructions (recorded ${then.tenon.toLocaleString("en")}, ${change.startsWith("-") ? "" : "+"}${change}%)` +
+        (ratioNow === undefined || ratioThen === undefined
+          ? ""
+          : `; ratio to raw ${ratioNow.toFixed(3)} (recorded ${ratioThen.toFixed(3)})`),
+    );
+  }
+}
+
+if (o.record) {
+  const scenarios = { ...(recorded?.node === process.version ? recorded.scenarios : {}) };
+  for (const id of wanted) scenarios[id] = { ...scenarios[id], ...figures[id] };
+  const record = {
+    date: new Date().toISOString().slice(0, 10),
+    commit: `${commit}${dirty ? "+changes" : ""}`,
+    node: process.version,
+    command: `node bench/instructions.mjs ${process.argv.slice(2).join(" ")}`.trim(),
+    counts: { warmup, windows, count, connections: 10 },
+    scenarios,
+  };
+  fs.writeFileSync(RECORD, `${JSON.stringify(record, null, 2)}\n`);
+  console.log(`\nrecorded in ${path.relative(ROOT_DIR, RECORD)}`);
+}

@@ -1,14 +1,18 @@
 // A server under valgrind's callgrind, counted only while `counted` loads it (instrumentation switched on
-// with callgrind_control after `warm`): the instructions of user space, summed over every thread's output file.
+// with callgrind_control after `warm`, one dump per counted window): the instructions of user space, of every
+// thread or of the main thread.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
 /**
  * Starts `node <args>` under callgrind in `cwd` with `env`, waits for its `LISTENING <port>` line, runs
- * `warm(port)` uncounted and `counted(port)` counted, stops it, and answers `{ warmed, counted, instructions }`
- * (what the two functions answered, and the instructions counted). `outFile` is the callgrind output's path
- * (removed afterwards unless `keep`, for `callgrind_annotate`); `stderr` "pipe" or "ignore".
+ * `warm(port)` uncounted and then `counted(port)` `windows` times, counted, each count written apart (a callgrind
+ * dump after each), stops it, and answers `{ warmed, counted, instructions, background, windows }`: what `warm`
+ * and the last `counted` answered; per window, the instructions counted (`threads: "all"`, the default: of every
+ * thread; `"main"`: of the main thread alone) and those of the other threads (`windows`, a list); and the first
+ * window's two figures. `outFile` is the callgrind output's path (files `<outFile>.<window>-<thread>`, thread 01
+ * the main thread; removed afterwards unless `keep`); `stderr` "pipe" or "ignore".
  */
 export async function countUnderCallgrind({
   args,
@@ -19,13 +23,27 @@ export async function countUnderCallgrind({
   label = "the server",
   warm,
   counted,
+  windows = 1,
   keep = false,
+  threads = "all",
 }) {
   const server = spawn(
     "valgrind",
-    ["--tool=callgrind", "--smc-check=all-non-file", "--instr-atstart=no", `--callgrind-out-file=${outFile}`, process.execPath, ...args],
+    [
+      "--tool=callgrind",
+      "--smc-check=all-non-file",
+      "--instr-atstart=no",
+      "--separate-threads=yes",
+      `--callgrind-out-file=${outFile}`,
+      process.execPath,
+      ...args,
+    ],
     { cwd, stdio: ["ignore", "pipe", stderr], env },
   );
+  let errors = "";
+  server.stderr?.on("data", (d) => {
+    errors = (errors + d).slice(-4000);
+  });
   const port = await new Promise((resolve, reject) => {
     let out = "";
     server.stdout.on("data", (d) => {
@@ -33,20 +51,39 @@ export async function countUnderCallgrind({
       const m = /LISTENING (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
     });
-    server.on("exit", (code) => reject(new Error(`${label} exited (${code}) before listening`)));
+    server.on("exit", (code) => reject(new Error(`${label} exited (${code}) before listening\n${errors}`)));
   });
-  const warmed = await warm(port);
-  execFileSync("callgrind_control", ["-i", "on", String(server.pid)], { stdio: "ignore" });
-  const result = await counted(port);
-  execFileSync("callgrind_control", ["-i", "off", String(server.pid)], { stdio: "ignore" });
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  const control = (...command) => execFileSync("callgrind_control", [...command, String(server.pid)], { stdio: "ignore" });
+  let warmed;
+  let result;
+  try {
+    warmed = await warm(port);
+    control("-i", "on");
+    for (let window = 1; window <= windows; window++) {
+      result = await counted(port);
+      control(`--dump=window ${window}`);
+    }
+    control("-i", "off");
+  } catch (error) {
+    server.kill("SIGKILL");
+    await exited;
+    throw new Error(`${label}: ${error.message}\n${errors}`, { cause: error });
+  }
   server.kill("SIGTERM");
-  await new Promise((resolve) => server.once("exit", resolve));
+  await exited;
   const dir = path.dirname(outFile);
-  let instructions = 0;
-  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(path.basename(outFile)))) {
+  const base = path.basename(outFile);
+  const counts = Array.from({ length: windows }, () => ({ instructions: 0, background: 0 }));
+  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(base))) {
     const text = fs.readFileSync(path.join(dir, f), "utf8");
     if (!keep) fs.rmSync(path.join(dir, f));
-    instructions += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? /^summary: (\d+)/m.exec(text)?.[1] ?? 0);
+    const m = /^\.(\d+)-(\d+)$/.exec(f.slice(base.length));
+    if (m === null || Number(m[1]) > windows) continue; // the dump at exit: what ran after the last window
+    const total = Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
+    const count = counts[Number(m[1]) - 1];
+    if (threads === "all" || m[2] === "01") count.instructions += total;
+    else count.background += total;
   }
-  return { warmed, counted: result, instructions };
+  return { warmed, counted: result, ...counts[0], windows: counts };
 }

@@ -6,18 +6,24 @@
  * @internal
  */
 
+import { latin1Reader } from "./latin1-text.js";
+
 const dayMs = 86_400_000;
-const twoDigits: readonly string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, "0"));
-const threeDigits: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
 /** The days of each month of a common year. */
 const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** The text being formatted, a byte per character; the separators never change. */
+const isoBytes = Buffer.from("0000-00-00T00:00:00.000Z", "latin1");
+const isoText = latin1Reader(isoBytes, 24);
 
 /** `date.toISOString()`, computed without the C library for years 0 to 9999. Throws `RangeError` for an invalid date, as the built-in does. */
 export function formatIsoDate(date: Date): string {
   return formatIsoTime(date.getTime(), date);
 }
 
-/** The ISO text of a time value in ms; `date` (optional) is the same time as a Date, for the fallback. */
+/**
+ * The ISO text of a time value in ms; `date` (optional) is the same time as a Date, for the fallback. The digits
+ * are written as bytes and read as one string (latin1-text.ts): half the instructions of joining 14 pieces.
+ */
 export function formatIsoTime(time: number, date?: Date): string {
   // 0000-01-01 to 9999-12-31: the four-digit years that toISOString writes without a sign.
   if (!(time >= -62167219200000 && time <= 253402300799999)) return (date ?? new Date(time)).toISOString();
@@ -41,7 +47,26 @@ export function formatIsoTime(time: number, date?: Date): string {
   rest -= minutes * 60_000;
   const seconds = Math.floor(rest / 1000);
   const ms = rest - seconds * 1000;
-  return `${twoDigits[Math.floor(year / 100)]}${twoDigits[year % 100]}-${twoDigits[month]}-${twoDigits[day]}T${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[ms]}Z`;
+  const b = isoBytes;
+  const century = Math.floor(year / 100);
+  writeTwo(b, 0, century);
+  writeTwo(b, 2, year - century * 100);
+  writeTwo(b, 5, month);
+  writeTwo(b, 8, day);
+  writeTwo(b, 11, hours);
+  writeTwo(b, 14, minutes);
+  writeTwo(b, 17, seconds);
+  const hundreds = Math.floor(ms / 100);
+  b[20] = 48 + hundreds;
+  writeTwo(b, 21, ms - hundreds * 100);
+  return isoText();
+}
+
+/** Writes a number from 0 to 99 as two ASCII digits at `at`. */
+function writeTwo(bytes: Buffer, at: number, value: number): void {
+  const tens = Math.floor(value / 10);
+  bytes[at] = 48 + tens;
+  bytes[at + 1] = 48 + value - tens * 10;
 }
 
 /**

@@ -32,12 +32,25 @@ export function fitsSize(text: string, size: number): boolean {
   return codePointLength(text) <= size;
 }
 
-// In a Unicode-mode expression a surrogate pair is one code point, so \p{Cs} matches lone surrogates only.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what the expression looks for.
-const unstorable = /[\x00\p{Cs}]/u;
-
-/** What keeps `text` from being stored the same on every engine: a NUL character or a lone surrogate. */
+/**
+ * What keeps `text` from being stored the same on every engine: a NUL character (named first when the text
+ * has both) or a lone surrogate. One pass over the UTF-16 units: a call of the Unicode-mode expression
+ * `/[\x00\p{Cs}]/u` cost about three times the instructions on the short texts of a request body.
+ */
 export function textFaultOf(text: string): TextFault | undefined {
-  if (!unstorable.test(text)) return undefined;
-  return text.includes("\0") ? "nul" : "lone-surrogate";
+  let lone = false;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit === 0) return "nul";
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    if (unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    lone = true;
+  }
+  return lone ? "lone-surrogate" : undefined;
 }

@@ -25,7 +25,7 @@ if (process.env.BENCH_NO_TIMEOUTS === "1") {
   server.keepAliveTimeout = 0;
 }
 server.registerController(HealthController);
-server.registerController(CompaniesController);
+server.registerController(CompaniesController, "/companies");
 // BENCH_CHANGE_STREAM=1: the change stream of FeedCompany, for the delay from commit to delivery.
 if (process.env.BENCH_CHANGE_STREAM === "1") server.registerController(FeedCompaniesController, "/feed-companies");
 registerExtraRoutes(server, Number(process.env.BENCH_ROUTES ?? 0));

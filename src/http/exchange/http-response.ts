@@ -74,7 +74,8 @@ export class HttpResponse {
   /** The UTF-8 length of `#content`, -1 until asked for (the writer and the metrics both ask). */
   #contentTextLength = -1;
   #contentAssigned = false;
-  #headers: Map<string, HttpNameValue> | undefined;
+  /** The handler's headers as `lower-case name, name as set, value` triples (a few, so searched in turn). */
+  #headers: string[] | undefined;
   #stream: HttpStreamProducer | undefined;
   #streamOptions: HttpStreamOptions | undefined;
 
@@ -144,29 +145,51 @@ export class HttpResponse {
 
   /** Sets (or replaces) a header; names compare without case. */
   setHeader(name: string, value: string): void {
-    this.#headers ??= new Map();
-    this.#headers.set(name.toLowerCase(), [name, value]);
+    const lower = name.toLowerCase();
+    const headers = (this.#headers ??= []);
+    const at = indexOfHeader(headers, lower);
+    if (at < 0) headers.push(lower, name, value);
+    else {
+      // replaced where it was, so that the order of first setting stays (as a Map keeps it)
+      headers[at + 1] = name;
+      headers[at + 2] = value;
+    }
   }
 
   /** The value of the header `name` set by the handler, or undefined. */
   header(name: string): string | undefined {
-    return this.#headers?.get(name.toLowerCase())?.[1];
+    const headers = this.#headers;
+    if (headers === undefined) return undefined;
+    const at = indexOfHeader(headers, name.toLowerCase());
+    return at < 0 ? undefined : headers[at + 2];
   }
 
   /** Removes the header `name`. */
   removeHeader(name: string): void {
-    this.#headers?.delete(name.toLowerCase());
+    const headers = this.#headers;
+    if (headers === undefined) return;
+    const at = indexOfHeader(headers, name.toLowerCase());
+    if (at >= 0) headers.splice(at, 3);
   }
 
   /** The headers set by the handler (not the ones the server adds: Server, Content-Length, CORS). */
   get headers(): readonly HttpNameValue[] {
-    return this.#headers === undefined ? [] : [...this.#headers.values()];
+    const headers = this.#headers;
+    const list: HttpNameValue[] = [];
+    if (headers !== undefined) for (let i = 0; i < headers.length; i += 3) list.push([headers[i + 1], headers[i + 2]]);
+    return list;
+  }
+
+  /** @internal The handler's headers as `lower-case name, name as set, value` triples, or undefined when it set none. */
+  get headerTriples(): readonly string[] | undefined {
+    return this.#headers;
   }
 
   /** @internal Copies the handler's headers into `target` under lower-case names. */
   copyHeadersTo(target: Record<string, string | number>): void {
-    if (this.#headers === undefined) return;
-    for (const [lower, [, value]] of this.#headers) target[lower] = value;
+    const headers = this.#headers;
+    if (headers === undefined) return;
+    for (let i = 0; i < headers.length; i += 3) target[headers[i]] = headers[i + 2];
   }
 
   /** @internal Drops everything the handler set, before an error answer is written. */
@@ -182,4 +205,10 @@ export class HttpResponse {
     this.#stream = undefined;
     this.#streamOptions = undefined;
   }
+}
+
+/** Where the triple of the header `lower` starts in `headers`, or -1. */
+function indexOfHeader(headers: readonly string[], lower: string): number {
+  for (let i = 0; i < headers.length; i += 3) if (headers[i] === lower) return i;
+  return -1;
 }

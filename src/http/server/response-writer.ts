@@ -65,6 +65,10 @@ export function writeResponse(
 ): void {
   const bytes = response.contentBytes;
   const content = bytes ?? response.content;
+  if (cors.allowOrigin === "") {
+    writeWithoutCors(res, response, content, closeConnection, requestId);
+    return;
+  }
   const headers: Record<string, string | number> = {};
   response.copyHeadersTo(headers);
   if (HttpResponse.serverHeader !== "") headers.server = HttpResponse.serverHeader;
@@ -76,6 +80,50 @@ export function writeResponse(
   // A 304 has no content, and a Content-Length there would claim the length of the 200 (RFC 9110 8.6).
   if (response.statusCode !== HttpStatus.notModified) headers["content-length"] = response.contentLength;
   if (closeConnection) headers.connection = "close";
+  res.writeHead(response.statusCode, headers);
+  res.end(content);
+}
+
+/**
+ * `writeResponse` without CORS, the headers given to node:http as one flat list of names and values: node:http
+ * then reads them by index, where an object costs it a walk over its keys, a property test and a lookup per
+ * header. The server's headers replace the handler's of the same name, as the object's keys did.
+ */
+function writeWithoutCors(
+  res: ServerResponse,
+  response: HttpResponse,
+  content: string | Uint8Array,
+  closeConnection: boolean,
+  requestId: string,
+): void {
+  const server = HttpResponse.serverHeader;
+  const type = content.length > 0 && response.contentType === "" ? HttpDefaults.jsonContentType : response.contentType;
+  const encoding = response.contentEncoding;
+  // A 304 has no content, and a Content-Length there would claim the length of the 200 (RFC 9110 8.6).
+  const sized = response.statusCode !== HttpStatus.notModified;
+  const headers: (string | number)[] = [];
+  const own = response.headerTriples;
+  if (own !== undefined) {
+    for (let i = 0; i < own.length; i += 3) {
+      const name = own[i];
+      if (
+        name === "x-request-id" ||
+        (name === "server" && server !== "") ||
+        (name === "content-type" && type !== "") ||
+        (name === "content-encoding" && encoding !== "") ||
+        (name === "content-length" && sized) ||
+        (name === "connection" && closeConnection)
+      )
+        continue;
+      headers.push(name, own[i + 2]);
+    }
+  }
+  if (server !== "") headers.push("server", server);
+  headers.push("x-request-id", requestId);
+  if (type !== "") headers.push("content-type", type);
+  if (encoding !== "") headers.push("content-encoding", encoding);
+  if (sized) headers.push("content-length", response.contentLength);
+  if (closeConnection) headers.push("connection", "close");
   res.writeHead(response.statusCode, headers);
   res.end(content);
 }

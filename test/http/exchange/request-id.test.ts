@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { HttpController } from "../../../src/http/exchange/http-controller.js";
+import { randomRequestId } from "../../../src/http/exchange/request-id.js";
 import type { HttpServer } from "../../../src/http/server/http-server.js";
 import { JsonLinesLogWriter } from "../../../src/http/logging/json-lines-log-writer.js";
 import { Get, Uri } from "../../../src/http/routing/route-decorators.js";
@@ -133,5 +134,28 @@ describe("request ids in the JSON-lines log file", () => {
     assert.deepEqual(kindsOf("file-req-2").sort(), ["error", "request", "response"]);
     const error = lines.find((line) => line.log === "error");
     assert.equal(error?.taskId, (failed.json as { taskId: string }).taskId);
+  });
+});
+
+describe("fresh request ids", () => {
+  test("are version 4 UUIDs in lower case, and 10,000 of them in a row (many draws of random bytes) all differ", () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 10_000; i++) {
+      const id = randomRequestId();
+      assert.match(id, uuid);
+      seen.add(id);
+    }
+    assert.equal(seen.size, 10_000);
+  });
+
+  test("every hex digit shows up in every random position: the bytes are spread, not a fixed pattern", () => {
+    const digits = Array.from({ length: 36 }, () => new Set<string>());
+    for (let i = 0; i < 2_000; i++) [...randomRequestId()].forEach((c, at) => digits[at].add(c));
+    for (const [at, seen] of digits.entries()) {
+      if ([8, 13, 18, 23].includes(at)) assert.deepEqual([...seen], ["-"]);
+      else if (at === 14) assert.deepEqual([...seen], ["4"], "the version digit");
+      else if (at === 19) assert.deepEqual([...seen].sort(), ["8", "9", "a", "b"], "the variant digit");
+      else assert.equal(seen.size, 16, `position ${at}`);
+    }
   });
 });
