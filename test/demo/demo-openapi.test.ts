@@ -100,11 +100,20 @@ const probeArb: fc.Arbitrary<Probe> = fc.oneof(
     headers: tagArb.map((tag) => ({ "If-None-Match": tag })),
   }),
   fc.record({
-    method: fc.constantFrom("PUT", "PATCH", "DELETE"),
+    method: fc.constantFrom("PUT", "PATCH"),
     path: fc.constantFrom(...entities.map((name) => `/api/${name}/{id}`), ...entities.map((name) => `/api/${name}`)),
     params: fc.integer({ min: 1, max: 8 }).map((id) => ({ id })),
     user: userArb,
     body: entityBodyArb,
+    headers: tagArb.map((tag) => ({ "If-Match": tag })),
+  }),
+  // A DELETE by id takes no body (the document says none): the generator sends none, so that a delete that
+  // succeeds is not counted as a body accepted where none is described.
+  fc.record({
+    method: fc.constant("DELETE"),
+    path: fc.constantFrom(...entities.map((name) => `/api/${name}/{id}`), ...entities.map((name) => `/api/${name}`)),
+    params: fc.integer({ min: 1, max: 8 }).map((id) => ({ id })),
+    user: userArb,
     headers: tagArb.map((tag) => ({ "If-Match": tag })),
   }),
   fc.record({
