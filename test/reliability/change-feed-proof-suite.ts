@@ -200,10 +200,15 @@ async function runLoad(base: string, writes: number, clients: number, onProgress
   return log;
 }
 
-async function waitFor(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 600_000): Promise<void> {
+async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 600_000,
+  state?: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs / 1000} s${state === undefined ? "" : `: ${state()}`}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -352,8 +357,16 @@ export function defineChangeFeedProof(engine: DemoEngine, size: ProofSize, extra
         // The streams: each subscriber has every change of its tenant once, in order per key, nothing else.
         const alphaChanges = changes.filter((change) => change.tenant === "alpha");
         const betaChanges = changes.filter((change) => change.tenant === "beta");
-        await waitFor(() => alpha.events.length >= alphaChanges.length, "alpha's stream");
-        await waitFor(() => beta.events.length >= betaChanges.length, "beta's stream");
+        // On a timeout, say what is missing and how the subscriber's streams went: a gap and a stalled stream differ.
+        const streamOf =
+          (subscriber: ResumingSubscriber, expected: readonly LoggedChange[]): (() => string) =>
+          () => {
+            const got = new Set(subscriber.events.map((event) => event.id));
+            const missing = expected.filter((change) => !got.has(change.position)).map((change) => change.position);
+            return `missing ${missing.length} (first ${missing.slice(0, 10).join(", ")}) of ${expected.length}; ${subscriber.describe()}`;
+          };
+        await waitFor(() => alpha.events.length >= alphaChanges.length, "alpha's stream", undefined, streamOf(alpha, alphaChanges));
+        await waitFor(() => beta.events.length >= betaChanges.length, "beta's stream", undefined, streamOf(beta, betaChanges));
         await new Promise((resolve) => setTimeout(resolve, 500));
         await alpha.stop();
         await beta.stop();

@@ -18,6 +18,10 @@ export class ResumingSubscriber {
   readonly events: ReceivedChange[] = [];
   /** How many streams were opened. */
   connections = 0;
+  /** How each stream ended or was refused, the newest last (at most 20 kept): for a failure's message. */
+  readonly endings: string[] = [];
+  /** When the last event or heartbeat arrived (ms since the epoch; 0 before the first). */
+  lastActivityAt = 0;
   #stopped = false;
   #current: ReturnType<typeof httpRequest> | undefined;
   readonly #port: number;
@@ -44,9 +48,20 @@ export class ResumingSubscriber {
     return this.done;
   }
 
+  /** What this subscriber has seen, in one line: for a failure's message. */
+  describe(): string {
+    const idle = this.lastActivityAt === 0 ? "never" : `${Date.now() - this.lastActivityAt} ms ago`;
+    return `${this.events.length} events, last id ${this.events.at(-1)?.id}, ${this.connections} connections, last activity ${idle}, endings: ${this.endings.join("; ")}`;
+  }
+
+  #ended(how: string): void {
+    this.endings.push(how);
+    if (this.endings.length > 20) this.endings.shift();
+  }
+
   async #loop(): Promise<void> {
     while (!this.#stopped) {
-      await this.#once().catch(() => undefined);
+      await this.#once().catch((error: Error) => this.#ended(error.message));
       if (!this.#stopped) await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -61,7 +76,7 @@ export class ResumingSubscriber {
       const req = httpRequest({ host: "127.0.0.1", port: this.#port, path: this.#path, headers }, (res) => {
         if (res.statusCode !== 200) {
           res.resume();
-          reject(new Error(`stream answered ${res.statusCode}`));
+          reject(new Error(`stream answered ${res.statusCode} to Last-Event-ID ${last?.id}`));
           return;
         }
         this.connections++;
@@ -69,6 +84,7 @@ export class ResumingSubscriber {
         let buffer = "";
         let read = 0;
         res.on("data", (chunk: string) => {
+          this.lastActivityAt = Date.now();
           buffer += chunk;
           for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
             const block = buffer.slice(0, end);
@@ -85,14 +101,21 @@ export class ResumingSubscriber {
             if (++read >= quota) {
               // Disconnect on purpose mid-stream: what follows is read again after the last event taken.
               req.destroy();
+              this.#ended(`left after ${read}`);
               resolve();
               return;
             }
           }
         });
-        res.on("end", () => resolve());
+        res.on("end", () => {
+          this.#ended(`ended by the server after ${read}`);
+          resolve();
+        });
         res.on("close", () => resolve());
-        res.on("error", () => resolve());
+        res.on("error", (error) => {
+          this.#ended(`${error.message} after ${read}`);
+          resolve();
+        });
       });
       this.#current = req;
       req.on("error", reject);
