@@ -3,13 +3,16 @@
 // RSS growth during the export, its first byte, its whole time), a client that leaves after the first megabyte
 // (what of the export is left on the database one second later), and 10^6 NDJSON lines imported through
 // `POST /api/companies/bulk` (RSS growth, time, rows written). The server is its own process
-// (bench/tenon-app/src/streaming-server.ts); every figure is printed, none asserted.
+// (bench/tenon-app/src/streaming-server.ts), started afresh for each export format and for the import, so that each
+// RSS growth is that of the first large request of a warmed-up server (a second export finds the heap grown by the
+// first); every figure is printed, none asserted, with the load average before and after.
 //   node bench/streaming.mjs [--rows 1000000] [--engines sqlite,postgres,mariadb] [--import-rows 1000000]
 // BENCH_STREAM_BATCH=<n> sets the rows the server reads and sends at a time (default 500); NODE_OPTIONS reaches the
 // server too (NODE_OPTIONS=--max-semi-space-size=4 shows how much of the RSS growth is V8's young generation).
 // Each engine's data lives in a database of the run's own (`tenon_stream_bench_<pid>`), dropped at the end.
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
@@ -280,10 +283,16 @@ function importLines(server, count) {
 const tenon = CONTENDERS.find((c) => c.id === "tenon");
 tenon.prepare();
 const mib = (value) => `${value.toFixed(1)} MiB`;
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
+const loadBefore = load();
 const results = [];
-for (const engineName of o.engines.split(",")) {
-  process.stderr.write(`${engineName}: building ${rows} rows...\n`);
-  const engine = await engines[engineName]();
+
+/** Runs `work` against a server of its own on `engine`, warmed up by a small export. */
+async function withServer(engine, work) {
   const server = await startServer({
     args: ["tenon-app/dist/streaming-server.js"],
     cwd: BENCH_DIR,
@@ -294,22 +303,34 @@ for (const engineName of o.engines.split(",")) {
   try {
     // A first small export warms the server (its code, its pool) so that growth is the export's own.
     await exportOnce(server, "application/x-ndjson", '{"limit": 1000}');
+    return await work(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+for (const engineName of o.engines.split(",")) {
+  process.stderr.write(`${engineName}: building ${rows} rows...\n`);
+  const engine = await engines[engineName]();
+  try {
     for (const [label, accept] of [
       ["NDJSON", "application/x-ndjson"],
       ["CSV", "text/csv"],
     ]) {
-      const r = await exportOnce(server, accept);
+      const r = await withServer(engine, (server) => exportOnce(server, accept));
       results.push({ engine: engineName, what: `export ${label}`, ...r });
       process.stderr.write(
-        `${engineName} export ${label}: ${r.lines} lines, ${(r.bytes / 1048576).toFixed(0)} MiB in ${(r.totalMs / 1000).toFixed(1)} s, first byte ${r.firstByteMs.toFixed(0)} ms, RSS ${mib(r.rssBefore)} + ${mib(r.rssGrowth)}\n`,
+        `${engineName} export ${label}: ${r.lines} lines, ${(r.bytes / 1048576).toFixed(0)} MiB in ${(r.totalMs / 1000).toFixed(1)} s (${Math.round((rows / r.totalMs) * 1000)} rows/s), first byte ${r.firstByteMs.toFixed(0)} ms, RSS ${mib(r.rssBefore)} + ${mib(r.rssGrowth)}\n`,
       );
     }
-    const left = await leaveAfterOneMegabyte(server, engine.held);
-    results.push({ engine: engineName, what: "client leaves after 1 MiB", ...left });
-    process.stderr.write(`${engineName} client leaves after 1 MiB: ${JSON.stringify(left)}\n`);
+    await withServer(engine, async (server) => {
+      const left = await leaveAfterOneMegabyte(server, engine.held);
+      results.push({ engine: engineName, what: "client leaves after 1 MiB", ...left });
+      process.stderr.write(`${engineName} client leaves after 1 MiB: ${JSON.stringify(left)}\n`);
+    });
     if (importRows > 0) {
       const before = await engine.count();
-      const r = await importLines(server, importRows);
+      const r = await withServer(engine, (server) => importLines(server, importRows));
       const written = (await engine.count()) - before;
       results.push({ engine: engineName, what: `import ${importRows} NDJSON lines`, ...r, written });
       process.stderr.write(
@@ -317,24 +338,24 @@ for (const engineName of o.engines.split(",")) {
       );
     }
   } finally {
-    await server.stop();
     await engine.close();
   }
 }
 
-console.log("\n| engine | what | first byte | time | size | server RSS growth | note |");
-console.log("|---|---|---|---|---|---|---|");
+console.log(`\nload average before: ${loadBefore}; after: ${load()} (${os.cpus().length} CPUs)`);
+console.log("\n| engine | what | first byte | time | rows/s | size | server RSS growth | note |");
+console.log("|---|---|---|---|---|---|---|---|");
 for (const r of results) {
   if (r.what.startsWith("export"))
     console.log(
-      `| ${r.engine} | ${r.what} | ${r.firstByteMs.toFixed(0)} ms | ${(r.totalMs / 1000).toFixed(1)} s | ${(r.bytes / 1048576).toFixed(0)} MiB, ${r.lines} lines | ${mib(r.rssGrowth)} | ${r.complete ? "complete" : "INCOMPLETE"} |`,
+      `| ${r.engine} | ${r.what} | ${r.firstByteMs.toFixed(0)} ms | ${(r.totalMs / 1000).toFixed(1)} s | ${Math.round((rows / r.totalMs) * 1000)} | ${(r.bytes / 1048576).toFixed(0)} MiB, ${r.lines} lines | ${mib(r.rssGrowth)} | ${r.complete ? "complete" : "INCOMPLETE"} |`,
     );
   else if (r.what.startsWith("import"))
     console.log(
-      `| ${r.engine} | ${r.what} | | ${(r.totalMs / 1000).toFixed(1)} s | ${r.written} rows | ${mib(r.rssGrowth)} | ${r.status} ${r.answer.slice(0, 40)} |`,
+      `| ${r.engine} | ${r.what} | | ${(r.totalMs / 1000).toFixed(1)} s | ${Math.round((importRows / r.totalMs) * 1000)} | ${r.written} rows | ${mib(r.rssGrowth)} | ${r.status} ${r.answer.slice(0, 40)} |`,
     );
   else
     console.log(
-      `| ${r.engine} | ${r.what} | | | | | held while reading ${r.heldWhileReading}, one second after leaving ${r.heldOneSecondLater} |`,
+      `| ${r.engine} | ${r.what} | | | | | | held while reading ${r.heldWhileReading}, one second after leaving ${r.heldOneSecondLater} |`,
     );
 }

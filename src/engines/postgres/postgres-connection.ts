@@ -17,6 +17,19 @@ interface PostgresResult {
 }
 
 /**
+ * Sends a statement through `pg`'s callback form, not its promise form (`client.query(config)` without a callback).
+ * Measured on Node 20: the rows of a query sent through the promise form survive the young generation's
+ * collections and reach the old one, about a third of what reading them allocates (PostgreSQL's cursor FETCH
+ * promoted 3 MiB for every 10 MiB allocated; the callback form promotes nothing), so that an export of 10^6 rows
+ * grew the old generation by 30 MiB and more between full collections (docs/crud.md "Streamed answers").
+ */
+function sendWithCallback(client: pg.PoolClient, config: pg.QueryArrayConfig): Promise<PostgresResult> {
+  return new Promise((resolve, reject) => {
+    client.query<unknown[]>(config, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+/**
  * How a connection to one server of several (a multi-host database) words its failures and reports its server
  * failing, so that the database looks for the primary again. @internal
  */
@@ -39,7 +52,7 @@ export class PostgresConnection extends PooledConnection<PostgresResult> {
     let onError: ((error: unknown) => void) | undefined;
     const listener = (error: unknown): void => onError?.(error);
     const send = (sql: string, parameters: readonly unknown[]): Promise<PostgresResult> =>
-      client.query<unknown[]>({
+      sendWithCallback(client, {
         text: sql,
         values: parameters as unknown[],
         rowMode: "array",

@@ -73,6 +73,10 @@ async function sendRecords(
     for (;;) {
       for (const record of batch) text += format === "csv" ? csvRecord(columns, record) : `${JSON.stringify(record)}\n`;
       if (text !== "" && !sink.write(text)) await sink.drained();
+      // One turn of the event loop a batch: a source that answers at once (SQLite's statement, stepped in this
+      // thread) and a client whose socket takes every write would otherwise keep this loop in promise jobs and
+      // next ticks from the first batch to the last, and no other request, timer or I/O would run meanwhile.
+      await nextTurn();
       text = "";
       if (signal.aborted) throw new HttpServiceUnavailableError(CrudMessages.streamStopped);
       if (batch.length === 0) return;
@@ -84,4 +88,9 @@ async function sendRecords(
     signal.removeEventListener("abort", stop);
     await source.close();
   }
+}
+
+/** Resolves on the event loop's next turn (after its I/O and timers). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

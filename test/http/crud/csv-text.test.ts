@@ -30,6 +30,14 @@ describe("CSV text", () => {
     assert.equal(csvField([1, 2]), '"[1,2]"');
   });
 
+  test("writes a number with the digits String writes, NaN and the infinities included", () => {
+    for (const value of [0, -0, 7, -42, 2147483647, 9007199254740991, 0.1, 1e21, 1.5e-7, -1e-7, 123456.789, Number.MIN_VALUE])
+      assert.equal(csvField(value), String(value));
+    assert.equal(csvField(Number.NaN), "NaN");
+    assert.equal(csvField(Number.POSITIVE_INFINITY), "Infinity");
+    assert.equal(csvField(Number.NEGATIVE_INFINITY), "-Infinity");
+  });
+
   test("ends every record with CRLF and writes the columns in the order given", () => {
     assert.equal(csvHeader(["id", "name"]), "id,name\r\n");
     assert.equal(csvRecord(["name", "id", "missing"], { id: 3, name: "Acme, Inc." }), '"Acme, Inc.",3,\r\n');
