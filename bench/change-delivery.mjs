@@ -1,11 +1,12 @@
 // The delay from commit to delivery of the change stream (docs/changes.md) on loopback: Tenon's contender (one
 // process) on a SQLite copy of the bench data, or on an empty Companies table in a throwaway PostgreSQL schema
 // (`--db postgres`: the process also LISTENs) or MariaDB database (`--db mariadb`), `--streams` open change streams
-// of FeedCompany, and `--writes` inserts sent one after another (`--gap` ms apart). For each insert and each stream, the delay is measured from
-// the moment the insert's answer arrived (the commit is done by then: a negative delay is an event that arrived
-// before the answer) and from the moment the insert was sent. Prints the median and the 99th percentile of both,
-// and how many events arrived of those expected (each stream must get every insert once).
-//   node bench/change-delivery.mjs [--db sqlite|postgres|mariadb] [--streams 1000] [--writes 200] [--gap 20]
+// of FeedCompany, and `--writes` inserts sent one after another (`--gap` ms apart). For each insert and each stream,
+// the delay is measured from the moment the insert's answer arrived (the commit is done by then: a negative delay is
+// an event that arrived before the answer) and from the moment the insert was sent. Prints the median and the 99th
+// percentile of both, how many events arrived of those expected (each stream must get every insert once), and the
+// server's CPU time per insert (its answer and the fan-out to every stream: less moved by load than the delays).
+//   node bench/change-delivery.mjs [--db sqlite|postgres|mariadb] [--streams 1000] [--writes 200] [--gap 20] [--profile dir]
 // `npm run build` first. Timing, not instructions: run it on a quiet machine and compare runs of the same day.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -21,6 +22,8 @@ const { values: o } = parseArgs({
     streams: { type: "string", default: "1000" },
     writes: { type: "string", default: "200" },
     gap: { type: "string", default: "20" },
+    // A directory for the server's CPU profile (node --cpu-prof), to see where the delivery's time goes.
+    profile: { type: "string" },
   },
 });
 const streams = Number(o.streams);
@@ -82,7 +85,8 @@ const tenon = CONTENDERS.find((c) => c.id === "tenon");
 fs.mkdirSync(path.join(BENCH_DIR, "node_modules"), { recursive: true });
 tenon.prepare();
 
-const server = spawn(process.execPath, tenon.args, {
+const profile = o.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(o.profile)}`];
+const server = spawn(process.execPath, [...profile, ...tenon.args], {
   cwd: BENCH_DIR,
   env: {
     ...process.env,
@@ -137,6 +141,13 @@ await new Promise((resolve, reject) => {
   }
 });
 
+/** The CPU time the server process has used, in milliseconds (user and system, from /proc; Linux only). */
+const ticksPerMs = 100 / 1000; // USER_HZ
+const serverCpuMs = () => {
+  const fields = fs.readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+};
+const cpuBefore = serverCpuMs();
 const sent = [];
 for (let i = 0; i < writes; i++) {
   const started = performance.now();
@@ -155,6 +166,8 @@ const deadline = performance.now() + 10_000;
 const expected = streams * writes;
 const received = () => arrivals.reduce((sum, map) => sum + map.size, 0);
 while (received() < expected && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+// What the server spent per insert: its own work and the fan-out to every stream (a figure that load moves less).
+const cpuPerInsert = (serverCpuMs() - cpuBefore) / writes;
 
 const fromAnswer = [];
 const fromSend = [];
@@ -179,5 +192,6 @@ const loadAverage = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 console.log(
   `${o.db}, ${streams} streams, ${writes} inserts: ${received()} of ${expected} events; delay after the insert's answer median ` +
     `${percentile(fromAnswer, 50).toFixed(1)} ms, p99 ${percentile(fromAnswer, 99).toFixed(1)} ms; after its request ` +
-    `median ${percentile(fromSend, 50).toFixed(1)} ms, p99 ${percentile(fromSend, 99).toFixed(1)} ms (load ${loadAverage})`,
+    `median ${percentile(fromSend, 50).toFixed(1)} ms, p99 ${percentile(fromSend, 99).toFixed(1)} ms; server CPU ` +
+    `${cpuPerInsert.toFixed(1)} ms per insert (load ${loadAverage})`,
 );
