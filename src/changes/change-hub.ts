@@ -11,7 +11,10 @@ export interface ChangeHubOptions {
    * to `addWakeUpSource`) it polls only every 2 seconds, as a safety net.
    */
   readonly pollIntervalMs?: number;
-  /** How many of the newest records the hub keeps in memory for its readers (default 10,000). */
+  /**
+   * How many of the newest records the hub keeps in memory for its readers (default 10,000; it drops the oldest
+   * an eighth of that at a time).
+   */
   readonly bufferSize?: number;
 }
 
@@ -44,8 +47,6 @@ export type ChangeWakeUpSource = (wake: () => void) => Promise<() => Promise<voi
 const hubs = new WeakMap<Database, ChangeHub>();
 /** How often a hub with a wake-up source polls all the same, in milliseconds. */
 const safetyPollMs = 2_000;
-/** How many records past its size the memory may hold before the oldest are dropped (one copy per so many, not per read). */
-const bufferSlack = 1_024;
 /** How many records one read of the log takes at most. */
 const readLimit = 1_000;
 
@@ -60,6 +61,8 @@ export class ChangeHub {
   readonly log: ChangeLog;
   readonly #pollIntervalMs: number;
   readonly #bufferSize: number;
+  /** How many records past its size the memory may hold before the oldest are dropped (one copy per so many, not per read). */
+  readonly #bufferSlack: number;
   readonly #listeners = new Set<() => void>();
   readonly #receivers = new Set<ChangeReceiver>();
   readonly #sources: ChangeWakeUpSource[] = [];
@@ -76,6 +79,7 @@ export class ChangeHub {
     this.log = new ChangeLog(database);
     this.#pollIntervalMs = options.pollIntervalMs ?? 100;
     this.#bufferSize = options.bufferSize ?? 10_000;
+    this.#bufferSlack = Math.max(1, Math.floor(this.#bufferSize / 8));
   }
 
   /** The hub of `database` in this process (made on first use, with `options` then). */
@@ -202,7 +206,7 @@ export class ChangeHub {
       }
       read += records.length;
       const excess = this.#buffer.length - this.#bufferSize;
-      if (excess > bufferSlack) this.#buffer = this.#buffer.slice(excess);
+      if (excess >= this.#bufferSlack) this.#buffer = this.#buffer.slice(excess);
       if (records.length > 0) for (const receiver of this.#receivers) hand(receiver, records);
       if (records.length < readLimit) break;
     }
