@@ -59,6 +59,8 @@ export interface ChangeStreamRequest {
   readonly lastEventId: number | undefined;
   /** The pacing and bounds. */
   readonly settings: ChangeStreamSettings;
+  /** A HEAD request: its answer is the stream's head only, and nothing stays subscribed for a body never sent. */
+  readonly headOnly?: boolean;
 }
 
 const eventIdPattern = /^(0|[1-9][0-9]{0,14})$/;
@@ -122,7 +124,10 @@ export async function answerChangeStream(response: HttpResponse, request: Change
   const start = request.lastEventId ?? hub.head;
   response.contentType = "text/event-stream; charset=utf-8";
   response.setHeader("X-Accel-Buffering", "no");
-  response.stream((sink) => stream.run(sink, start, detach));
+  if (request.headOnly === true) {
+    detach();
+    response.stream(() => Promise.resolve());
+  } else response.stream((sink) => stream.run(sink, start, detach));
 }
 
 /** How many records a stream behind the hub's memory reads from the database at a time. */

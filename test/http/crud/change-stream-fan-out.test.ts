@@ -1,7 +1,7 @@
 // The fan-out of GET {base}/changes to many open streams on a real SQLite file: streams of callers under a policy
 // each receive a change as their own view of it (the rows their rules grant, the members they may read), and a
 // stream that resumes from further back than the hub's memory catches up from the database, then takes the new
-// changes as they come, each once.
+// changes as they come, each once; a HEAD answers the head alone.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -166,6 +166,16 @@ describe("the fan-out of change streams", () => {
     } finally {
       for (const stream of [...admins, ...europeans, ...americans]) stream.close();
     }
+  });
+
+  test("a HEAD of the stream answers the stream's head without a body", async () => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/api/items/changes`, {
+      method: "HEAD",
+      headers: { "X-User": "head;EU;admin" },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "text/event-stream; charset=utf-8");
+    assert.equal(await response.text(), "");
   });
 
   test("a stream resuming from further back than the hub's memory catches up from the database, then takes new changes live, each once", async () => {
