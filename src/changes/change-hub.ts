@@ -120,7 +120,11 @@ export class ChangeHub {
   async #join<T>(members: Set<T>, member: T): Promise<() => void> {
     members.add(member);
     try {
-      await (this.#started ??= this.#start());
+      // A start that failed (the database away, no change table yet) is undone, so that the next reader starts it again.
+      await (this.#started ??= this.#start().catch((error: unknown) => {
+        this.#stop();
+        throw error;
+      }));
     } catch (error) {
       members.delete(member);
       throw error;

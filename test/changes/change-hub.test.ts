@@ -1,7 +1,7 @@
 // The change hub on a real SQLite file: a receiver attached to it is handed every record committed after it
 // attached, once and in position order, in the batches the hub read; what the memory holds is answered at once,
 // and a position the memory no longer reaches is left to a read of the database; a receiver that throws does not
-// keep the others from their batch.
+// keep the others from their batch; a hub that could not start starts at the next reader.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,6 +92,28 @@ describe("the change hub", () => {
       );
     } finally {
       detach();
+    }
+  });
+
+  test("a hub that could not start (no change table yet) starts at the next reader once it can", async () => {
+    const other = new SqliteDatabase({ filename: join(directory, "late.sqlite") });
+    try {
+      const late = ChangeHub.of(other);
+      await assert.rejects(late.attach({ receive: () => undefined }));
+      await Schema.apply(other, [HubNote], { changeFeed: true });
+      const taken: number[] = [];
+      const detach = await late.attach({ receive: (changes) => taken.push(...changes.map((change) => change.key)) });
+      try {
+        await using context = new Context(other);
+        const note = Object.assign(new HubNote(), { text: "late" });
+        await context.insert(note);
+        await until(() => taken.length >= 1);
+        assert.deepEqual(taken, [note.id]);
+      } finally {
+        detach();
+      }
+    } finally {
+      await other.close();
     }
   });
 
