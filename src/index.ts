@@ -143,7 +143,13 @@ export { ClaimType, ClaimsDeclaration, declareClaims, type ClaimsOf, type Claims
 export type { PolicyCaller, CallerValue, CallerReferences } from "./policy/caller.js";
 export type { ChangeRecord, StoredChange, ChangeAction } from "./changes/change-record.js";
 export { ChangeLog, type ChangeQuery, type ChangeBounds, type ChangePurge } from "./changes/change-log.js";
-export { ChangeHub, type ChangeHubOptions, type ChangeSelection, type ChangeWakeUpSource } from "./changes/change-hub.js";
+export {
+  ChangeHub,
+  type ChangeHubOptions,
+  type ChangeReceiver,
+  type ChangeSelection,
+  type ChangeWakeUpSource,
+} from "./changes/change-hub.js";
 export { ChangeWebhooks, type ChangeWebhooksOptions, type DeadLetterQuery } from "./changes/change-webhooks.js";
 export type { WebhookSubscription } from "./changes/webhook-subscription.js";
 export type { WebhookDeadLetter } from "./changes/webhook-store.js";

@@ -3,9 +3,11 @@ import { conditionHolds } from "../filter/condition-match.js";
 import { decodeColumnJson } from "../json/column-json.js";
 import { jsonPropertyName } from "../json/json-visibility.js";
 import type { ColumnMapping } from "../mapping/entity-mapping.js";
+import type { RowValues } from "../policy/caller-policy.js";
 import type { StoredChange } from "./change-record.js";
 
 const parsed = new WeakMap<StoredChange, Record<string, unknown> | null>();
+const valued = new WeakMap<StoredChange, RowValues | null>();
 
 /** The data of a change as JSON (parsed once, however many readers filter it); null for a change without data. */
 export function changeData(change: StoredChange): Record<string, unknown> | null {
@@ -25,16 +27,36 @@ export function changeData(change: StoredChange): Record<string, unknown> | null
  */
 export function changeMeets(change: StoredChange, conditions: readonly Condition[]): boolean {
   if (conditions.length === 0) return true;
-  const data = changeData(change);
-  if (data === null) return false;
-  const values = changeValues(data);
+  const values = changeValues(change);
+  if (values === undefined) return false;
   for (const condition of conditions) if (!conditionHolds(condition, values)) return false;
   return true;
 }
 
-/** The values of a change's data by column, as conditions compare them (a value that does not decode reads as NULL). */
-export function changeValues(data: Record<string, unknown>): (column: ColumnMapping) => unknown {
-  return (column) => columnValue(column, data);
+/**
+ * The values of a change's data by column, as conditions compare them (a value that does not decode reads as
+ * NULL), each decoded once however many readers' conditions ask for it; undefined for a change without data.
+ */
+export function changeValues(change: StoredChange): RowValues | undefined {
+  let values = valued.get(change);
+  if (values === undefined) {
+    const data = changeData(change);
+    values = data === null ? null : memoizedValues(data);
+    valued.set(change, values);
+  }
+  return values ?? undefined;
+}
+
+function memoizedValues(data: Record<string, unknown>): RowValues {
+  const decoded = new Map<ColumnMapping, unknown>();
+  return (column) => {
+    let value = decoded.get(column);
+    if (value === undefined && !decoded.has(column)) {
+      value = columnValue(column, data);
+      decoded.set(column, value);
+    }
+    return value;
+  };
 }
 
 function columnValue(column: ColumnMapping, data: Record<string, unknown>): unknown {

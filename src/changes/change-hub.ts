@@ -11,7 +11,10 @@ export interface ChangeHubOptions {
    * to `addWakeUpSource`) it polls only every 2 seconds, as a safety net.
    */
   readonly pollIntervalMs?: number;
-  /** How many of the newest records the hub keeps in memory for its readers (default 10,000). */
+  /**
+   * How many of the newest records the hub keeps in memory for its readers (default 10,000; it drops the oldest
+   * an eighth of that at a time).
+   */
   readonly bufferSize?: number;
 }
 
@@ -24,6 +27,18 @@ export interface ChangeSelection {
 }
 
 /**
+ * A reader the hub hands each batch of records to as soon as it has read them (`ChangeHub.attach`): one read of the
+ * database serves every reader of the process, however many.
+ */
+export interface ChangeReceiver {
+  /**
+   * Takes the records the hub has just read, every one whatever the reader wants, in position order, at once (it
+   * must not wait, and should not throw: the hub goes on to the next reader).
+   */
+  receive(changes: readonly StoredChange[]): void;
+}
+
+/**
  * Something outside the process that says new records committed (PostgreSQL's LISTEN, a Redis channel):
  * `start` calls `wake` on each notification and answers how to stop.
  */
@@ -32,19 +47,24 @@ export type ChangeWakeUpSource = (wake: () => void) => Promise<() => Promise<voi
 const hubs = new WeakMap<Database, ChangeHub>();
 /** How often a hub with a wake-up source polls all the same, in milliseconds. */
 const safetyPollMs = 2_000;
+/** How many records one read of the log takes at most. */
+const readLimit = 1_000;
 
 /**
  * The readers of one database's change records in this process share one hub: it reads each new record once
- * (woken by commits of this process, by a wake-up source, or by polling), keeps the newest in memory, and wakes
- * its readers, who take them in position order; a reader behind what the memory holds reads from the database.
- * The hub runs while it has readers.
+ * (woken by commits of this process, by a wake-up source, or by polling), keeps the newest in memory, hands each
+ * batch read to its receivers at once and wakes its listeners, who take the records in position order; a reader
+ * behind what the memory holds reads from the database. The hub runs while it has readers.
  */
 export class ChangeHub {
   /** The change log read. */
   readonly log: ChangeLog;
   readonly #pollIntervalMs: number;
   readonly #bufferSize: number;
+  /** How many records past its size the memory may hold before the oldest are dropped (one copy per so many, not per read). */
+  readonly #bufferSlack: number;
   readonly #listeners = new Set<() => void>();
+  readonly #receivers = new Set<ChangeReceiver>();
   readonly #sources: ChangeWakeUpSource[] = [];
   #buffer: StoredChange[] = [];
   /** The last position read from the database (every record up to it is in the buffer or older than it). */
@@ -59,6 +79,7 @@ export class ChangeHub {
     this.log = new ChangeLog(database);
     this.#pollIntervalMs = options.pollIntervalMs ?? 100;
     this.#bufferSize = options.bufferSize ?? 10_000;
+    this.#bufferSlack = Math.max(1, Math.floor(this.#bufferSize / 8));
   }
 
   /** The hub of `database` in this process (made on first use, with `options` then). */
@@ -83,18 +104,48 @@ export class ChangeHub {
    * Calls `listener` whenever new records were read; answers the unsubscribe. Resolves once the hub knows the
    * head of the log.
    */
-  async subscribe(listener: () => void): Promise<() => void> {
-    this.#listeners.add(listener);
+  subscribe(listener: () => void): Promise<() => void> {
+    return this.#join(this.#listeners, listener);
+  }
+
+  /**
+   * Hands `receiver` every batch of records the hub reads from now on, as soon as it has read it; answers the
+   * detach. Resolves once the hub knows the head of the log: a receiver takes what came before from `buffered`
+   * or `after`.
+   */
+  attach(receiver: ChangeReceiver): Promise<() => void> {
+    return this.#join(this.#receivers, receiver);
+  }
+
+  async #join<T>(members: Set<T>, member: T): Promise<() => void> {
+    members.add(member);
     try {
-      await (this.#started ??= this.#start());
+      // A start that failed (the database away, no change table yet) is undone, so that the next reader starts it again.
+      await (this.#started ??= this.#start().catch((error: unknown) => {
+        this.#stop();
+        throw error;
+      }));
     } catch (error) {
-      this.#listeners.delete(listener);
+      members.delete(member);
       throw error;
     }
     return () => {
-      this.#listeners.delete(listener);
-      if (this.#listeners.size === 0) this.#stop();
+      members.delete(member);
+      if (this.#listeners.size === 0 && this.#receivers.size === 0) this.#stop();
     };
+  }
+
+  /**
+   * Every record after `position` up to the head, from memory and at once (the same array for every reader: not to
+   * be changed), or undefined when the memory does not hold every one of them (the reader then reads with `after`).
+   */
+  buffered(position: number): readonly StoredChange[] | undefined {
+    const buffer = this.#buffer;
+    const first = buffer.length === 0 ? this.#head + 1 : buffer[0].position;
+    if (position + 1 < first) return undefined;
+    const index = position + 1 - first;
+    if (index === 0) return buffer;
+    return index >= buffer.length ? noChanges : buffer.slice(index);
   }
 
   /**
@@ -144,11 +195,13 @@ export class ChangeHub {
     for (;;) {
       let records: StoredChange[];
       try {
-        records = await this.log.read({ after: this.#head, limit: 1000 });
+        records = await this.log.read({ after: this.#head, limit: readLimit });
       } catch {
         // The database is away: the next wake-up or poll tries again; the readers keep waiting.
         return;
       }
+      // Stopped while reading: a hub started again meanwhile reads for itself.
+      if (this.#started === undefined) return;
       for (const record of records) {
         // Positions are dense: a record not following the head means the log was purged past it; restart there.
         if (record.position !== this.#head + 1) this.#buffer = [];
@@ -156,8 +209,10 @@ export class ChangeHub {
         this.#head = record.position;
       }
       read += records.length;
-      if (this.#buffer.length > this.#bufferSize) this.#buffer = this.#buffer.slice(this.#buffer.length - this.#bufferSize);
-      if (records.length < 1000) break;
+      const excess = this.#buffer.length - this.#bufferSize;
+      if (excess >= this.#bufferSlack) this.#buffer = this.#buffer.slice(excess);
+      if (records.length > 0) for (const receiver of this.#receivers) hand(receiver, records);
+      if (records.length < readLimit) break;
     }
     if (read > 0) for (const listener of this.#listeners) listener();
   }
@@ -196,6 +251,17 @@ export class ChangeHub {
     for (const stop of stops) void Promise.resolve(stop()).catch(() => undefined);
     this.#started = undefined;
     this.#buffer = [];
+  }
+}
+
+const noChanges: readonly StoredChange[] = Object.freeze([]);
+
+/** Hands `records` to `receiver`; one that throws does not keep the others from theirs. */
+function hand(receiver: ChangeReceiver, records: readonly StoredChange[]): void {
+  try {
+    receiver.receive(records);
+  } catch {
+    // The receiver's own affair (a stream ends itself on its errors): the hub serves the next.
   }
 }
 

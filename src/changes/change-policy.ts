@@ -3,7 +3,7 @@ import { conditionHolds } from "../filter/condition-match.js";
 import { isSerialized, jsonPropertyName } from "../json/json-visibility.js";
 import { type ColumnMapping, type EntityMapping, registerMappingCheck } from "../mapping/entity-mapping.js";
 import { MappingMessages } from "../mapping/mapping-messages.js";
-import type { CallerPolicy, RowValues } from "../policy/caller-policy.js";
+import type { CallerPolicy } from "../policy/caller-policy.js";
 import { entityPolicyOf } from "../policy/entity-policy.js";
 import { PolicyMessages } from "../policy/policy-messages.js";
 import { changeData, changeValues } from "./change-filter.js";
@@ -27,20 +27,35 @@ registerMappingCheck((mapping) => {
   }
 });
 
+/** The records of each change as its callers may see it, by view (the names of the members left out; '' for none). */
+const views = new WeakMap<StoredChange, Map<string, string>>();
+
 /**
  * The record of a change as a caller under `policy` may receive it (the text of its `data:` line), or undefined when
  * the caller may not: the change's row (as the record carries it; a delete's as it was deleted) must be one the
  * policy grants the caller for `changes`, and the members the caller may not read on that row are left out of `data`.
+ * Made once per change and view: callers who may see the same members get the same text.
  */
 export function changeRecordFor(change: StoredChange, policy: CallerPolicy): string | undefined {
   const rows = policy.rows("changes");
-  const data = changeData(change);
-  const values: RowValues | undefined = data === null ? undefined : changeValues(data);
+  const values = changeValues(change);
   if (rows !== undefined && (values === undefined || !conditionHolds(rows, values))) return undefined;
-  if (data === null || values === undefined || change.action === "delete") return changeRecordJson(change);
-  const hidden = policy.hiddenOn(values);
-  if (hidden.length === 0) return changeRecordJson(change);
-  const visible = { ...data };
-  for (const column of hidden) delete visible[jsonPropertyName(column)];
-  return changeRecordJson(change, JSON.stringify(visible));
+  let names: string[] = [];
+  if (values !== undefined && change.action !== "delete")
+    for (const column of policy.hiddenOn(values)) names.push(jsonPropertyName(column));
+  if (names.length > 1) names = [...new Set(names)].sort();
+  const view = names.join(",");
+  let byView = views.get(change);
+  if (byView === undefined) views.set(change, (byView = new Map()));
+  let record = byView.get(view);
+  if (record === undefined) {
+    if (names.length === 0) record = changeRecordJson(change);
+    else {
+      const visible = { ...(changeData(change) as Record<string, unknown>) };
+      for (const name of names) delete visible[name];
+      record = changeRecordJson(change, JSON.stringify(visible));
+    }
+    byView.set(view, record);
+  }
+  return record;
 }

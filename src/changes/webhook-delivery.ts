@@ -98,7 +98,10 @@ export class SubscriptionDelivery {
     this.#read = this.#cursor = this.#saved = position;
     const signal = this.#guard.signal;
     const unsubscribe = await this.#hub.subscribe(() => this.#wake());
-    const stopped = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    // The stop wakes the loop as a change does (not a race with a promise that never settles: each race would
+    // leave it one more reaction, for as long as the delivery runs).
+    const stop = (): void => this.#wake();
+    signal.addEventListener("abort", stop, { once: true });
     try {
       while (!signal.aborted) {
         const woken = new Promise<void>((resolve) => (this.#kick = resolve));
@@ -115,9 +118,10 @@ export class SubscriptionDelivery {
           this.#report(error as Error);
         }
         if (!this.#guard.valid()) this.#guard.lost();
-        await Promise.race([woken, stopped]);
+        await woken;
       }
     } finally {
+      signal.removeEventListener("abort", stop);
       unsubscribe();
       await Promise.allSettled([...this.#running]);
       this.#advance();

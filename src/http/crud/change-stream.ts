@@ -1,4 +1,4 @@
-import { ChangeHub, type ChangeSelection } from "../../changes/change-hub.js";
+import { ChangeHub, type ChangeReceiver, type ChangeSelection } from "../../changes/change-hub.js";
 import { changeMeets } from "../../changes/change-filter.js";
 import { changeRecordJson, type StoredChange } from "../../changes/change-record.js";
 import type { Database } from "../../engines/database.js";
@@ -59,6 +59,8 @@ export interface ChangeStreamRequest {
   readonly lastEventId: number | undefined;
   /** The pacing and bounds. */
   readonly settings: ChangeStreamSettings;
+  /** A HEAD request: its answer is the stream's head only, and nothing stays subscribed for a body never sent. */
+  readonly headOnly?: boolean;
 }
 
 const eventIdPattern = /^(0|[1-9][0-9]{0,14})$/;
@@ -104,14 +106,8 @@ export const changeFilterParameters = HttpFilterParameters.defaults;
  */
 export async function answerChangeStream(response: HttpResponse, request: ChangeStreamRequest): Promise<void> {
   const hub = ChangeHub.of(request.database);
-  let unsubscribe: (() => void) | undefined;
-  let wake: (() => void) | undefined;
-  const woken = (): void => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
-  unsubscribe = await hub.subscribe(woken);
+  const stream = new ChangeStream(hub, request);
+  const detach = await hub.attach(stream);
   try {
     const last = request.lastEventId;
     if (last !== undefined && last !== hub.head) {
@@ -122,70 +118,190 @@ export async function answerChangeStream(response: HttpResponse, request: Change
         throw new HttpError(HttpStatus.gone, CrudMessages.changesPurged);
     }
   } catch (error) {
-    unsubscribe();
+    detach();
     throw error;
   }
   const start = request.lastEventId ?? hub.head;
-  const kept = unsubscribe;
-  unsubscribe = undefined;
   response.contentType = "text/event-stream; charset=utf-8";
   response.setHeader("X-Accel-Buffering", "no");
-  response.stream(async (sink) => {
-    try {
-      await streamChanges(sink, hub, request, start, () => new Promise<void>((resolve) => (wake = resolve)));
-    } finally {
-      kept();
-      woken();
-    }
-  });
+  if (request.headOnly === true) {
+    detach();
+    response.stream(() => Promise.resolve());
+  } else response.stream((sink) => stream.run(sink, start, detach));
 }
 
-async function streamChanges(
-  sink: HttpStreamSink,
-  hub: ChangeHub,
-  request: ChangeStreamRequest,
-  start: number,
-  nextWake: () => Promise<void>,
-): Promise<void> {
-  const settings = request.settings;
-  const byEntity = new Map(request.entities.map((entity) => [entity.mapping.name, entity]));
-  const selection: ChangeSelection = { entities: new Set(byEntity.keys()), tenant: request.tenant };
-  const signal = sink.signal;
-  const aborted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-  sink.write(`retry: ${settings.retryMs}\n: changes\n\n`);
-  let cursor = start;
-  while (!signal.aborted) {
-    // Waiting starts before reading, so that a wake-up between the read and the wait is never lost.
-    const woken = nextWake();
-    const head = hub.head;
-    const changes = await hub.after(cursor, selection, 500);
-    for (const change of changes) {
-      cursor = change.position;
-      const entity = byEntity.get(change.entity);
-      if (entity === undefined || !changeMeets(change, entity.conditions)) continue;
-      if (entity.policy === undefined) {
-        sink.write(eventOf(change));
-        continue;
-      }
-      const record = changeRecordFor(change, entity.policy);
-      if (record !== undefined) sink.write(`id: ${change.position}\ndata: ${record}\n\n`);
-    }
-    if (sink.pendingBytes > settings.maxPendingBytes) return;
-    if (changes.length === 500) continue;
-    // Every record up to the head was looked at: the next read starts there, not at the last one this stream took.
-    if (head > cursor) cursor = head;
-    let timer: NodeJS.Timeout | undefined;
-    const heartbeat = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), settings.heartbeatMs);
+/** How many records a stream behind the hub's memory reads from the database at a time. */
+const catchUpBatch = 500;
+
+/**
+ * One client's change stream. It catches up from where the client resumes (from the hub's memory, or reading the
+ * database when it is further behind), then takes each batch the hub reads as it arrives and writes, without
+ * waiting, the events its client may receive: one pass over the batch, each event's text made once per change (and
+ * per view under a policy) for every stream. The stream ends when the client goes, the server stops, or the
+ * client leaves more than `maxPendingBytes` unread.
+ */
+class ChangeStream implements ChangeReceiver {
+  readonly #hub: ChangeHub;
+  readonly #settings: ChangeStreamSettings;
+  readonly #byEntity: ReadonlyMap<string, ChangeStreamEntity>;
+  readonly #selection: ChangeSelection;
+  readonly #tenant: string | undefined;
+  #sink: HttpStreamSink | undefined;
+  /** The position of the last record looked at: every record up to it was sent or was not for this client. */
+  #cursor = 0;
+  /** Whether the stream has caught up and takes the hub's batches as they come. */
+  #live = false;
+  /** Whether something was written since the last heartbeat tick. */
+  #wrote = false;
+  #ended = false;
+  #end: (() => void) | undefined;
+  #fail: ((error: unknown) => void) | undefined;
+
+  constructor(hub: ChangeHub, request: ChangeStreamRequest) {
+    this.#hub = hub;
+    this.#settings = request.settings;
+    this.#byEntity = new Map(request.entities.map((entity) => [entity.mapping.name, entity]));
+    this.#selection = { entities: new Set(this.#byEntity.keys()), tenant: request.tenant };
+    this.#tenant = request.tenant;
+  }
+
+  /** Streams into `sink` from after `start` until the stream ends; `detach` leaves the hub. */
+  async run(sink: HttpStreamSink, start: number, detach: () => void): Promise<void> {
+    this.#sink = sink;
+    this.#cursor = start;
+    const ended = new Promise<void>((resolve, reject) => {
+      this.#end = resolve;
+      this.#fail = reject;
     });
-    const beat = await Promise.race([woken.then(() => false), heartbeat, aborted.then(() => false)]);
-    clearTimeout(timer);
-    if (beat) {
-      sink.write(": heartbeat\n\n");
-      if (sink.pendingBytes > settings.maxPendingBytes) return;
+    const stop = (): void => this.#finish();
+    sink.signal.addEventListener("abort", stop, { once: true });
+    if (sink.signal.aborted) this.#finish();
+    heartbeats.join(this, this.#settings.heartbeatMs);
+    try {
+      sink.write(`retry: ${this.#settings.retryMs}\n: changes\n\n`);
+      await this.#catchUp();
+      await ended;
+    } finally {
+      this.#ended = true;
+      heartbeats.leave(this);
+      sink.signal.removeEventListener("abort", stop);
+      detach();
+    }
+  }
+
+  /** @inheritdoc Writes the batch's events for this client, once the stream has caught up. */
+  receive(changes: readonly StoredChange[]): void {
+    if (!this.#live || this.#ended) return;
+    try {
+      this.#send(changes);
+      this.#cutWhenBehind();
+    } catch (error) {
+      this.#finish(error);
+    }
+  }
+
+  /** A heartbeat tick: a comment when nothing was written since the last one (proxies then keep the connection). */
+  beat(): void {
+    if (this.#ended) return;
+    if (!this.#wrote) (this.#sink as HttpStreamSink).write(": heartbeat\n\n");
+    this.#wrote = false;
+    this.#cutWhenBehind();
+  }
+
+  /** Sends what the client missed, from the database while the hub's memory does not reach back to it; then goes live. */
+  async #catchUp(): Promise<void> {
+    while (!this.#ended) {
+      const head = this.#hub.head;
+      const kept = this.#hub.buffered(this.#cursor);
+      if (kept !== undefined) {
+        // From here on every record the hub reads comes to `receive`: nothing between the memory and them is missed.
+        this.#live = true;
+        this.#send(kept);
+        if (head > this.#cursor) this.#cursor = head;
+        this.#cutWhenBehind();
+        return;
+      }
+      const changes = await this.#hub.after(this.#cursor, this.#selection, catchUpBatch);
+      if (this.#ended) return;
+      this.#send(changes);
+      // Fewer than a batch: every record up to the head was looked at, not only those this client takes.
+      if (changes.length < catchUpBatch && head > this.#cursor) this.#cursor = head;
+      if (this.#cutWhenBehind()) return;
+    }
+  }
+
+  #send(changes: readonly StoredChange[]): void {
+    const sink = this.#sink as HttpStreamSink;
+    const tenant = this.#tenant;
+    for (const change of changes) {
+      if (change.position <= this.#cursor) continue;
+      this.#cursor = change.position;
+      const entity = this.#byEntity.get(change.entity);
+      if (entity === undefined) continue;
+      if (tenant !== undefined && change.tenant !== null && change.tenant !== tenant) continue;
+      if (!changeMeets(change, entity.conditions)) continue;
+      const text = entity.policy === undefined ? eventOf(change) : policyEventOf(change, entity.policy);
+      if (text === undefined) continue;
+      sink.write(text);
+      this.#wrote = true;
+    }
+  }
+
+  /** Ends the stream when its client left more than `maxPendingBytes` unread (it resumes with `Last-Event-ID`); true then. */
+  #cutWhenBehind(): boolean {
+    if ((this.#sink as HttpStreamSink).pendingBytes <= this.#settings.maxPendingBytes) return false;
+    this.#finish();
+    return true;
+  }
+
+  /** Ends the stream: the response ends (with `error`: as a failed stream). */
+  #finish(error?: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (error === undefined) this.#end?.();
+    else this.#fail?.(error);
+  }
+}
+
+/**
+ * The heartbeats of the open streams: one timer per interval for every stream of that interval (not one per
+ * stream). Each tick writes a heartbeat to the streams that wrote nothing since the last tick: an idle stream
+ * gets one every `heartbeatMs`, a busy one none.
+ */
+class Heartbeats {
+  readonly #byInterval = new Map<number, { readonly streams: Set<ChangeStream>; readonly timer: NodeJS.Timeout }>();
+  readonly #intervals = new Map<ChangeStream, number>();
+
+  /** Beats `stream` every `intervalMs` from now on. */
+  join(stream: ChangeStream, intervalMs: number): void {
+    let beat = this.#byInterval.get(intervalMs);
+    if (beat === undefined) {
+      const streams = new Set<ChangeStream>();
+      const timer = setInterval(() => {
+        for (const each of streams) each.beat();
+      }, intervalMs);
+      timer.unref();
+      this.#byInterval.set(intervalMs, (beat = { streams, timer }));
+    }
+    beat.streams.add(stream);
+    this.#intervals.set(stream, intervalMs);
+  }
+
+  /** Beats `stream` no more. */
+  leave(stream: ChangeStream): void {
+    const intervalMs = this.#intervals.get(stream);
+    if (intervalMs === undefined) return;
+    this.#intervals.delete(stream);
+    const beat = this.#byInterval.get(intervalMs);
+    if (beat === undefined) return;
+    beat.streams.delete(stream);
+    if (beat.streams.size === 0) {
+      clearInterval(beat.timer);
+      this.#byInterval.delete(intervalMs);
     }
   }
 }
+const heartbeats = new Heartbeats();
 
 /** The event text of each change, made once however many streams send it (a hub's records are shared). */
 const events = new WeakMap<StoredChange, string>();
@@ -197,4 +313,10 @@ function eventOf(change: StoredChange): string {
     events.set(change, text);
   }
   return text;
+}
+
+/** The event text of a change for a caller under `policy` (its record made once per view), or undefined when it may not see it. */
+function policyEventOf(change: StoredChange, policy: CallerPolicy): string | undefined {
+  const record = changeRecordFor(change, policy);
+  return record === undefined ? undefined : `id: ${change.position}\ndata: ${record}\n\n`;
 }

@@ -83,6 +83,7 @@ export abstract class HttpChangesController<C> extends HttpController<C> {
       tenant: context.unscoped || tenant === "" ? undefined : tenant,
       lastEventId: lastEventIdOf(this.request),
       settings: this.changeStreamSettings,
+      headOnly: this.request.method === "HEAD",
     });
   }
 

@@ -157,6 +157,7 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
       tenant: sessionTenant(context, mapping),
       lastEventId: lastEventIdOf(this.request),
       settings: this.changeStreamSettings,
+      headOnly: this.request.method === "HEAD",
     });
   }
 
