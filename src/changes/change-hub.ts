@@ -74,6 +74,10 @@ export class ChangeHub {
   #stops: (() => Promise<void> | void)[] = [];
   #reading: Promise<void> | undefined;
   #again = false;
+  /** Raised at each stop: a read begun before it brings nothing into a hub that started again since. */
+  #generation = 0;
+  /** Whether the hub runs and knows its head (from the end of its start's first read to its stop). */
+  #ready = false;
 
   private constructor(database: Database, options: ChangeHubOptions) {
     this.log = new ChangeLog(database);
@@ -176,7 +180,8 @@ export class ChangeHub {
 
   /** Reads the records committed since the last read and wakes the readers (one read at a time; a call meanwhile reads again after it). */
   wake(): void {
-    if (this.#started === undefined) return;
+    // Before the start knows the head, a read would start from the old one: the start reads once it is ready.
+    if (!this.#ready) return;
     if (this.#reading !== undefined) {
       this.#again = true;
       return;
@@ -191,6 +196,7 @@ export class ChangeHub {
   }
 
   async #readNew(): Promise<void> {
+    const generation = this.#generation;
     let read = 0;
     for (;;) {
       let records: StoredChange[];
@@ -200,27 +206,33 @@ export class ChangeHub {
         // The database is away: the next wake-up or poll tries again; the readers keep waiting.
         return;
       }
-      // Stopped while reading: a hub started again meanwhile reads for itself.
-      if (this.#started === undefined) return;
-      for (const record of records) {
+      // Stopped while reading (and maybe started again at a newer head): this read is of no use any more.
+      if (generation !== this.#generation) return;
+      // The head never goes back: a stream moves its cursor to a head it saw, past records it did not look at.
+      const fresh =
+        records.length > 0 && records[0].position <= this.#head ? records.filter((record) => record.position > this.#head) : records;
+      for (const record of fresh) {
         // Positions are dense: a record not following the head means the log was purged past it; restart there.
         if (record.position !== this.#head + 1) this.#buffer = [];
         this.#buffer.push(record);
         this.#head = record.position;
       }
-      read += records.length;
+      read += fresh.length;
       const excess = this.#buffer.length - this.#bufferSize;
       if (excess >= this.#bufferSlack) this.#buffer = this.#buffer.slice(excess);
-      if (records.length > 0) for (const receiver of this.#receivers) hand(receiver, records);
+      if (fresh.length > 0) for (const receiver of this.#receivers) hand(receiver, fresh);
       if (records.length < readLimit) break;
     }
     if (read > 0) for (const listener of this.#listeners) listener();
   }
 
   async #start(): Promise<void> {
+    const generation = this.#generation;
     const bounds = await this.log.bounds();
+    if (generation !== this.#generation) return;
     this.#head = bounds.head;
     this.#buffer = [];
+    this.#ready = true;
     this.#stops.push(onChangesAnnounced(this.log.database, () => this.wake()));
     const database = this.log.database;
     let listening = false;
@@ -230,6 +242,8 @@ export class ChangeHub {
     // With notifications, polling is a safety net for a lost listener, not the way changes arrive.
     this.#timer = setInterval(() => this.wake(), listening ? Math.max(this.#pollIntervalMs, safetyPollMs) : this.#pollIntervalMs);
     this.#timer.unref();
+    // What committed while the sources started woke nobody: read it now.
+    this.wake();
   }
 
   /** Starts a wake-up source; false when it could not start. */
@@ -244,6 +258,8 @@ export class ChangeHub {
   }
 
   #stop(): void {
+    this.#generation++;
+    this.#ready = false;
     clearInterval(this.#timer);
     this.#timer = undefined;
     const stops = this.#stops;
