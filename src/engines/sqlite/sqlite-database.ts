@@ -181,6 +181,7 @@ export class SqliteDatabase implements Database {
     try {
       const key = this.#keys.reserve(statements, table, keyColumn);
       this.statement("COMMIT").run();
+      this.#keys.committed();
       return key;
     } catch (error) {
       this.rolledBack();
@@ -196,6 +197,11 @@ export class SqliteDatabase implements Database {
   /** @internal A transaction was rolled back: a key table it created or a block it reserved may be gone with it. */
   rolledBack(): void {
     this.#keys.forget();
+  }
+
+  /** @internal A transaction committed: the blocks it reserved stay reserved. */
+  committed(): void {
+    this.#keys.committed();
   }
 }
 
@@ -279,6 +285,7 @@ class SqliteConnection implements Connection {
   async commit(): Promise<void> {
     try {
       this.#database.run(() => this.#database.statement("COMMIT").run());
+      this.#database.committed();
     } finally {
       this.#database.unlock(this);
     }

@@ -48,6 +48,8 @@ export class SqliteKeys {
   readonly #dialect: SqliteDialect;
   readonly #blocks = new Map<string, KeyBlock>();
   #tableReady = false;
+  /** Whether a transaction not committed yet reserved a block or created the key table. */
+  #uncommitted = false;
 
   /** @param dialect quotes the names of the entity tables. */
   constructor(dialect: SqliteDialect) {
@@ -59,8 +61,16 @@ export class SqliteKeys {
    * may have been rolled back.
    */
   forget(): void {
+    // A transaction that reserved nothing takes nothing with it: the blocks stay (no keys are skipped for it).
+    if (!this.#uncommitted) return;
+    this.#uncommitted = false;
     this.#tableReady = false;
     this.#blocks.clear();
+  }
+
+  /** The transaction that reserved blocks committed: they are the file's now, whatever is rolled back later. */
+  committed(): void {
+    this.#uncommitted = false;
   }
 
   /** The next key of `table` from this process's block, or undefined when none is left (then `reserve`). */
@@ -80,6 +90,7 @@ export class SqliteKeys {
    * transaction. `statements` runs on the database's one connection.
    */
   reserve(statements: KeyStatements, table: string, keyColumn: string): number {
+    this.#uncommitted = true;
     if (!this.#tableReady) {
       statements.run(createKeyTable, []);
       this.#tableReady = true;

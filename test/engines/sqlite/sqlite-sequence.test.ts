@@ -97,6 +97,32 @@ describe("SQLite keys from the file's key table (docs/engines.md)", () => {
     await database.close();
   });
 
+  it("a transaction rolled back without drawing a key keeps the block: the next key follows the last one", async () => {
+    const database = open("e.sqlite");
+    await using context = new Context(database);
+    await context.transaction(async () => {
+      assert.equal(await context.nextId(Ticket), 1);
+    });
+    await assert.rejects(
+      context.transaction(async () => {
+        await context.execute("INSERT INTO Tickets (ID, Title) VALUES (1, 'one')");
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
+    assert.equal(await context.nextId(Ticket), 2);
+    // A key drawn inside a transaction that rolls back is not handed out again (nor is a sequence's value).
+    await assert.rejects(
+      context.transaction(async () => {
+        assert.equal(await context.nextId(Ticket), 3);
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
+    assert.equal(await context.nextId(Ticket), 4);
+    await database.close();
+  });
+
   it("four processes inserting into one file at once hand out no key twice and lose no write", async () => {
     const file = join(directory, "processes.sqlite");
     open("processes.sqlite").close();
