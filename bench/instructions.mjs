@@ -189,11 +189,12 @@ for (const id of wanted) {
     const cheapest = perWindow.indexOf(Math.min(...perWindow));
     const perRequest = perWindow[cheapest];
     const background = measured.windows[cheapest].background;
+    const collector = Math.round(measured.windows[cheapest].collector / count);
     figures[id][contender.id] = perRequest;
     const raw = figures[id].raw;
     const ratio = raw === undefined || contender.id === "raw" ? "" : ` (${(perRequest / raw).toFixed(3)} of raw)`;
     console.log(
-      `${id} ${contender.label}: ${perRequest.toLocaleString("en")} instructions per request${ratio} (windows: ${perWindow.map((n) => n.toLocaleString("en")).join(", ")}; background threads: ${Math.round(background / count).toLocaleString("en")})`,
+      `${id} ${contender.label}: ${perRequest.toLocaleString("en")} instructions per request${ratio} (windows: ${perWindow.map((n) => n.toLocaleString("en")).join(", ")}; of which the garbage collector: ${collector.toLocaleString("en")}; background threads: ${Math.round(background / count).toLocaleString("en")})`,
     );
     if (o.keep)
       console.log(
@@ -245,7 +246,9 @@ if (recorded !== undefined && figures[wanted[0]].tenon !== undefined) {
 }
 
 if (o.record) {
-  const scenarios = { ...(recorded?.node === process.version ? recorded.scenarios : {}) };
+  // Read again: a run of other scenarios may have recorded meanwhile, and its figures stay.
+  const latest = fs.existsSync(RECORD) ? JSON.parse(fs.readFileSync(RECORD, "utf8")) : undefined;
+  const scenarios = { ...(latest?.node === process.version ? latest.scenarios : {}) };
   for (const id of wanted) scenarios[id] = { ...scenarios[id], ...figures[id] };
   const record = {
     date: new Date().toISOString().slice(0, 10),

@@ -8,10 +8,10 @@ import path from "node:path";
 /**
  * Starts `node <args>` under callgrind in `cwd` with `env`, waits for its `LISTENING <port>` line, runs
  * `warm(port)` uncounted and then `counted(port)` `windows` times, counted, each count written apart (a callgrind
- * dump after each), stops it, and answers `{ warmed, counted, instructions, background, windows }`: what `warm`
- * and the last `counted` answered; per window, the instructions counted (`threads: "all"`, the default: of every
- * thread; `"main"`: of the main thread alone) and those of the other threads (`windows`, a list); and the first
- * window's two figures. `outFile` is the callgrind output's path (files `<outFile>.<window>-<thread>`, thread 01
+ * dump after each), stops it, and answers `{ warmed, counted, instructions, background, collector, windows }`:
+ * what `warm` and the last `counted` answered; per window, the instructions counted (`threads: "all"`, the
+ * default: of every thread; `"main"`: of the main thread alone), those of the other threads, and of the counted
+ * ones those of V8's garbage collector (`windows`, a list); and the first window's figures. `outFile` is the callgrind output's path (files `<outFile>.<window>-<thread>`, thread 01
  * the main thread; removed afterwards unless `keep`); `stderr` "pipe" or "ignore".
  */
 export async function countUnderCallgrind({
@@ -74,7 +74,7 @@ export async function countUnderCallgrind({
   await exited;
   const dir = path.dirname(outFile);
   const base = path.basename(outFile);
-  const counts = Array.from({ length: windows }, () => ({ instructions: 0, background: 0 }));
+  const counts = Array.from({ length: windows }, () => ({ instructions: 0, background: 0, collector: 0 }));
   for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(base))) {
     const text = fs.readFileSync(path.join(dir, f), "utf8");
     if (!keep) fs.rmSync(path.join(dir, f));
@@ -82,8 +82,47 @@ export async function countUnderCallgrind({
     if (m === null || Number(m[1]) > windows) continue; // the dump at exit: what ran after the last window
     const total = Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
     const count = counts[Number(m[1]) - 1];
-    if (threads === "all" || m[2] === "01") count.instructions += total;
-    else count.background += total;
+    if (threads === "all" || m[2] === "01") {
+      count.instructions += total;
+      count.collector += collectorCost(text);
+    } else count.background += total;
   }
   return { warmed, counted: result, ...counts[0], windows: counts };
+}
+
+/** V8's garbage collector, by the names of its functions (the scavenger, marking, sweeping, the heap's own). */
+const collectorFunction =
+  /Scaveng|IterateObjectCache|RootScavengeVisitor|Heap::|Evacuat|Marking|Sweeper|MarkCompact|heap::base::|GCTracer|MemoryAllocator|PagedSpace|SemiSpace|NewSpace|RememberedSet|SlotSet/;
+
+/**
+ * The instructions of a callgrind output spent in the garbage collector's functions (their own cost, not what
+ * they call): the part of a window that moves most from run to run, with how many collections fall into it.
+ */
+function collectorCost(text) {
+  const names = new Map();
+  let inCollector = false;
+  let afterCall = false;
+  let cost = 0;
+  for (const line of text.split("\n")) {
+    const first = line.charCodeAt(0);
+    if (first === 102 /* f */ && line.startsWith("fn=")) {
+      const m = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
+      if (m !== null && m[2] !== undefined) names.set(m[1], m[2]);
+      const name = m === null ? line.slice(3) : (names.get(m[1]) ?? "");
+      inCollector = collectorFunction.test(name);
+      continue;
+    }
+    if (first === 99 /* c */) {
+      const m = /^cfn=\((\d+)\) (.*)$/.exec(line);
+      if (m !== null) names.set(m[1], m[2]);
+      else if (line.startsWith("calls=")) afterCall = true;
+      continue;
+    }
+    if ((first >= 48 && first <= 57) || first === 43 || first === 45 || first === 42) {
+      // the line after `calls=` is the call's inclusive cost, counted in the callee
+      if (afterCall) afterCall = false;
+      else if (inCollector) cost += Number(line.split(" ")[1] ?? 0);
+    }
+  }
+  return cost;
 }

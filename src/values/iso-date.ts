@@ -27,6 +27,31 @@ export function formatIsoDate(date: Date): string {
 export function formatIsoTime(time: number, date?: Date): string {
   // 0000-01-01 to 9999-12-31: the four-digit years that toISOString writes without a sign.
   if (!(time >= -62167219200000 && time <= 253402300799999)) return (date ?? new Date(time)).toISOString();
+  const slot = slotOf(time);
+  if (recentTimes[slot] === time) return recentTexts[slot];
+  const text = computeIsoTime(time);
+  recentTimes[slot] = time;
+  recentTexts[slot] = text;
+  return text;
+}
+
+/**
+ * The texts of the times read or written lately, by time, in a small table where a time has one place: a date
+ * read from a row and written into the answer's JSON (an entity read by id, the reload after a write) is
+ * formatted once, read back from here the second time. The text of a time never changes, so an entry is right
+ * however old it is; a newer time in its place only makes the next one computed again.
+ */
+const recentSize = 64;
+const recentTimes = new Float64Array(recentSize).fill(Number.NaN);
+const recentTexts: string[] = new Array<string>(recentSize).fill("");
+
+/** The place of a time in the table: its seconds, as times a row holds often fall on a whole second. */
+function slotOf(time: number): number {
+  return Math.floor(time / 1000) & (recentSize - 1);
+}
+
+/** The ISO text of a time value from 0000-01-01 to 9999-12-31, computed. */
+function computeIsoTime(time: number): string {
   const days = Math.floor(time / dayMs);
   let rest = time - days * dayMs;
   // Days to civil date (H. Hinnant's algorithm, proleptic Gregorian, era of 400 years).
@@ -98,7 +123,12 @@ export function parseIsoTime(text: string): number {
       minutes <= 59 &&
       seconds <= 59
     ) {
-      return daysFromCivil(year, month, day) * dayMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1000 + ms;
+      const time = daysFromCivil(year, month, day) * dayMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1000 + ms;
+      // Every field in range, written as toISOString writes it: the text is the time's own, kept for its formatting.
+      const slot = slotOf(time);
+      recentTimes[slot] = time;
+      recentTexts[slot] = text;
+      return time;
     }
   }
   return new Date(text).getTime();

@@ -78,6 +78,24 @@ describe("ISO dates written and read by hand", () => {
     ];
     for (const text of others) assert.ok(Object.is(parseIsoTime(text), new Date(text).getTime()), JSON.stringify(text));
   });
+
+  test("a time read or written lately is written again as toISOString writes it, whatever took its place since", () => {
+    const next = random(30);
+    const texts: string[] = [];
+    for (let i = 0; i < 5_000; i++) {
+      // Many times per place of the table of recent texts (64 places by whole second), read in and written out in turn.
+      const text = new Date(Math.floor(next() * 4e12) - (i % 3) * 1000).toISOString();
+      texts.push(text);
+      const time = parseIsoTime(text);
+      assert.equal(formatIsoTime(time), text);
+      const earlier = texts[Math.floor(next() * texts.length)];
+      assert.equal(formatIsoTime(Date.parse(earlier)), earlier);
+      assert.equal(formatIsoTime(time + 1), new Date(time + 1).toISOString());
+      // Text that reads as another time than its own spelling (rolled over by the built-in) is never kept as its text.
+      const rolled = parseIsoTime("2023-02-29T00:00:00.000Z");
+      assert.equal(formatIsoTime(rolled), new Date(rolled).toISOString());
+    }
+  });
 });
 
 describe("the strict ISO date reader", () => {

@@ -8,7 +8,7 @@ import {
   ValidationError,
 } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
-import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { type ColumnMapping, EntityMapping } from "../../mapping/entity-mapping.js";
 import { Filter } from "../../filter/filter.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { isDeserialized, jsonPropertyName } from "../../json/json-visibility.js";
@@ -135,12 +135,20 @@ export class HttpEntityWriter<T extends object> {
    */
   async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
     const entity = await this.context.retrying(() => this.#insert(json), this.#retryOption());
+    // Written at once when nothing of it expands: no statement ran, so there is nothing to retry.
+    const written = this.context.toJsonNow(entity, config);
+    if (!(written instanceof Promise)) return written;
     // Reads after the commit may be run again: they change nothing.
-    return this.context.retrying(() => this.context.toJson(entity, config), this.#retryOption());
+    let first: Promise<unknown> | undefined = written;
+    return this.context.retrying(() => {
+      const attempt = first ?? this.context.toJson(entity, config);
+      first = undefined;
+      return attempt;
+    }, this.#retryOption());
   }
 
   async #insert(json: unknown): Promise<T> {
-    const entity = await this.context.fromJson(this.entityClass, json);
+    const entity = this.context.fromJson(this.entityClass, json);
     const policy = requestPolicy(this.context, this.#mapping);
     if (policy !== undefined) refuseUnwritableMembers(policy, json, entity, undefined);
     const id = this.context.getId(this.entityClass, json);
@@ -172,8 +180,9 @@ export class HttpEntityWriter<T extends object> {
     const id = this.#idAndVersionOf(body);
     const work = () =>
       this.context.retrying(async () => {
-        const entity = await this.context.fromJson(this.entityClass, body);
-        await this.#keepHiddenColumns(entity, id, body);
+        const entity = this.context.fromJson(this.entityClass, body);
+        const keeping = this.#keepHiddenColumns(entity, id, body);
+        if (keeping !== undefined) await keeping;
         return this.#update(entity, id);
       }, this.#retryOption());
     const entity = tag === undefined ? await work() : await this.#underTag(tag, id, work);
@@ -206,7 +215,7 @@ export class HttpEntityWriter<T extends object> {
     for (const [key, value] of Object.entries(patch)) {
       body[key] = isMergeObject(value) && isMergeObject(current[key]) ? mergePatch(current[key], value) : value;
     }
-    const entity = await this.context.fromJson(this.entityClass, body);
+    const entity = this.context.fromJson(this.entityClass, body);
     const policy = requestPolicy(this.context, this.#mapping);
     if (policy !== undefined) refuseUnwritableMembers(policy, patch, entity, stored);
     // What the patch leaves out keeps the stored value, hidden columns included, and so do the members the caller
@@ -287,7 +296,9 @@ export class HttpEntityWriter<T extends object> {
     // Reads after the commit may be run again: they change nothing.
     return this.context.retrying(async () => {
       await this.context.refresh(entity);
-      const json = await this.context.toJson(entity, config);
+      // At once when nothing of it expands (no promise round); toJson's answer otherwise.
+      const written = this.context.toJsonNow(entity, config);
+      const json = written instanceof Promise ? await written : written;
       const tag = this.response === undefined ? undefined : entityTagOf(entity, config);
       if (tag !== undefined) this.response?.setHeader("ETag", tag);
       return json;
@@ -325,9 +336,9 @@ export class HttpEntityWriter<T extends object> {
    * update takes them from the stored row instead of overwriting them with the defaults of a new entity; so do the
    * members of a governed entity that the caller may not write or read, when the body leaves them out (one it names
    * is refused, 422, unless it is the stored value the caller read). The change-tracking columns are left to the
-   * update statement. An absent id answers 404.
+   * update statement. An absent id answers 404. Undefined, at once, when there is nothing to keep (no read).
    */
-  async #keepHiddenColumns(entity: T, id: number, body: unknown): Promise<void> {
+  #keepHiddenColumns(entity: T, id: number, body: unknown): Promise<void> | undefined {
     // The tenant column is never in the UPDATE: it needs no stored value (and no read before the update).
     const hidden = this.#mapping.ownColumns.filter(
       (column) =>
@@ -337,10 +348,21 @@ export class HttpEntityWriter<T extends object> {
     const governed =
       policy !== undefined &&
       (policy.notWritable.size > 0 || policy.conditionalWrites.length > 0 || policy.hidden.size > 0 || policy.conditional.length > 0);
-    if (hidden.length === 0 && !governed) return;
+    if (hidden.length === 0 && !governed) return undefined;
+    return this.#keepStored(entity, id, body, hidden, governed ? policy : undefined);
+  }
+
+  /** `#keepHiddenColumns` once it has something to keep: the stored row's values of `hidden` (and the policy's). */
+  async #keepStored(
+    entity: T,
+    id: number,
+    body: unknown,
+    hidden: ColumnMapping[],
+    policy: ReturnType<typeof requestPolicy> | undefined,
+  ): Promise<void> {
     const stored = await this.context.tryGet(this.entityClass, id);
     if (stored === null) throw new HttpNotFoundError(id);
-    if (policy !== undefined && governed) {
+    if (policy !== undefined) {
       refuseUnwritableMembers(policy, body, entity, stored);
       for (const column of keptByPolicy(policy, body, stored)) if (!hidden.includes(column)) hidden.push(column);
     }
@@ -432,7 +454,7 @@ export class HttpEntityWriter<T extends object> {
     const entities: T[] = [];
     const policy = requestPolicy(this.context, this.#mapping);
     for (at.index = 0; at.index < items.length; at.index++) {
-      const entity = await this.context.fromJson(this.entityClass, items[at.index]);
+      const entity = this.context.fromJson(this.entityClass, items[at.index]);
       if (policy !== undefined) refuseUnwritableMembers(policy, items[at.index], entity, undefined);
       entities.push(entity);
     }
@@ -448,8 +470,9 @@ export class HttpEntityWriter<T extends object> {
     for (at.index = 0; at.index < items.length; at.index++) {
       const json = items[at.index];
       const id = this.#idAndVersionOf(json);
-      const entity = await this.context.fromJson(this.entityClass, json);
-      await this.#keepHiddenColumns(entity, id, json);
+      const entity = this.context.fromJson(this.entityClass, json);
+      const keeping = this.#keepHiddenColumns(entity, id, json);
+      if (keeping !== undefined) await keeping;
       entities.push(entity);
     }
     if (entities.length === 0) return [];

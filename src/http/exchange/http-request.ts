@@ -47,7 +47,7 @@ export class HttpRequest {
   observation: RequestObservation | undefined = undefined;
 
   readonly #raw: IncomingMessage;
-  readonly #remoteIp: string;
+  #remoteIp: string | undefined;
   readonly #services: RequestServices;
   #path: string | undefined;
   #clientIp: string | undefined;
@@ -64,8 +64,6 @@ export class HttpRequest {
     this.sentMethod = raw.method ?? "";
     this.method = method;
     this.uri = raw.url ?? "/";
-    // Node caches the peer address per connection, so this costs one lookup per connection, not per request.
-    this.#remoteIp = raw.socket?.remoteAddress ?? "";
     this.body = body ?? emptyBody;
     this.#services = services;
   }
@@ -80,6 +78,9 @@ export class HttpRequest {
 
   /** The TCP peer address, always the raw socket address. */
   get remoteIp(): string {
+    // Read on first use, not for every request: the server reads each connection's peer once as it opens
+    // (server-listen.ts), so node has it cached on the socket even after the connection closed.
+    this.#remoteIp ??= this.#raw.socket?.remoteAddress ?? "";
     return this.#remoteIp;
   }
 

@@ -142,7 +142,7 @@ export class RequestDispatcher<C> {
     for (const area of target.areas) {
       if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(HttpMessages.areaRequired(area, target.description));
     }
-    const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request.path);
+    const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request);
     const controller = new target.controller(context, request, response);
     const handler = target.handler;
     const result =

@@ -1,4 +1,5 @@
 import { createServer, type Server, type ServerOptions } from "node:http";
+import type { Socket } from "node:net";
 import { type ConnectionGuardSettings, guardConnections } from "./connection-guard.js";
 
 /** The timers of the node:http servers, as the `HttpServer` settings of the same names give them. @internal */
@@ -23,11 +24,20 @@ export async function listenAll(
   const ipv4Wildcard = addresses.includes("0.0.0.0");
   for (const address of addresses) {
     const server = createServer(serverOptionsOf(timers), guard.onRequest);
+    server.on("connection", readPeer);
     guardConnections(server, guard);
     servers.push(server);
     port = await listen(server, address, port, address === "::" && ipv4Wildcard);
   }
   return port;
+}
+
+/**
+ * Reads a connection's peer address as it opens: node keeps it on the socket from then on, also after the
+ * connection closed, so a request reads it only when something asks (`HttpRequest.remoteIp`), however late.
+ */
+function readPeer(socket: Socket): void {
+  void socket.remoteAddress;
 }
 
 /**
