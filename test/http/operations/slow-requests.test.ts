@@ -81,7 +81,9 @@ describe("the slow request log", () => {
       json.statements.map((s) => s.failed),
       [false, false, true],
     );
-    for (const statement of json.statements) assert.ok(statement.durationMs >= 0 && statement.durationMs < 100);
+    // Each statement took part of the request's time (no upper bound of its own: a busy machine may be slow anywhere).
+    for (const statement of json.statements)
+      assert.ok(statement.durationMs >= 0 && statement.durationMs <= json.durationMs, String(statement.durationMs));
     assert.ok(!JSON.stringify(json).includes(secret), "no parameter value is logged");
   });
 
