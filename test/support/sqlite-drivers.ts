@@ -39,7 +39,7 @@ export function sqliteDriverOf(value: string | undefined): SqliteDriverName | un
 }
 
 interface RowReader {
-  prepare(sql: string): { all(...parameters: unknown[]): unknown[] };
+  prepare(sql: string): { all(...parameters: unknown[]): unknown[]; setReadBigInts?(enabled: boolean): void };
   close(): void;
 }
 
@@ -64,16 +64,17 @@ export function readSqliteRows(
     reader = new BetterSqlite3(filename, { readonly: true, fileMustExist: true });
   }
   try {
-    // node:sqlite's rows have no prototype; its blobs are Uint8Arrays where better-sqlite3 gives Buffers.
-    return reader
-      .prepare(sql)
-      .all(...parameters)
-      .map((row) => {
-        const plain: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(row as object))
-          plain[key] = value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
-        return plain;
-      });
+    // node:sqlite's rows have no prototype; its blobs are Uint8Arrays where better-sqlite3 gives Buffers; and it
+    // refuses an integer beyond 2^53 as a number, which better-sqlite3 rounds: read as a bigint, rounded alike.
+    const statement = reader.prepare(sql);
+    statement.setReadBigInts?.(true);
+    return statement.all(...parameters).map((row) => {
+      const plain: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(row as object))
+        plain[key] =
+          value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : typeof value === "bigint" ? Number(value) : value;
+      return plain;
+    });
   } finally {
     reader.close();
   }
