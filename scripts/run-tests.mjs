@@ -19,9 +19,16 @@ function collect(dir) {
 }
 
 const filters = process.argv.slice(2);
-const files = collect(testRoot).filter((file) => filters.length === 0 || filters.some((f) => relative(testRoot, file).includes(f)));
+const all = collect(testRoot);
+const files = all.filter((file) => filters.length === 0 || filters.some((f) => relative(testRoot, file).includes(f)));
 if (files.length === 0) {
   console.error("No compiled test files found under dist/test. Run `npm run build` first.");
+  process.exit(1);
+}
+// A fragment that names no file is a mistake (a renamed suite, a typo in .ci/run's subsets), never a silent pass.
+const unmatched = filters.filter((f) => !all.some((file) => relative(testRoot, file).includes(f)));
+if (unmatched.length > 0) {
+  console.error(`No compiled test file matches ${unmatched.map((f) => `"${f}"`).join(", ")} under dist/test.`);
   process.exit(1);
 }
 // Node's runner (20.x) applies --test-timeout to each test file as a whole, not only to each test in it. The

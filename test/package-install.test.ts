@@ -1,41 +1,16 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { repositoryRoot } from "./messages-catalog.js";
+import { exampleRun, installed, packInto, run } from "./support/packed-package.js";
 
 // The package as a user gets it: `npm pack`, installed from the tarball into a fresh strict project (no
 // skipLibCheck), which compiles README's ten-line example and a `tenon/postgres` import under both module
 // resolutions a TypeScript project uses today, then runs them. The versions of TypeScript, @types/node, pg and
-// better-sqlite3 are the ones this repository uses, so that npm finds them in its cache.
-
-/** The version of a package installed in this repository. */
-function installed(name: string): string {
-  return (JSON.parse(readFileSync(join(repositoryRoot, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
-}
-
-/** Runs a command; fails the test with its output when it exits non-zero. */
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  const result = spawnSync(command, args, { cwd, env, encoding: "utf8", timeout: 240_000 });
-  const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
-  assert.equal(result.status, 0, `${command} ${args.join(" ")} failed (${result.error?.message ?? `exit ${result.status}`}):\n${output}`);
-  return result.stdout;
-}
-
-/** What the test appends to README's example: a schema, an ephemeral port, one insert and one list, then stop. */
-const exampleRun = `
-database.exec('CREATE TABLE "Companies" ("ID" INTEGER PRIMARY KEY, "Name" TEXT NOT NULL, "VersionID" INTEGER NOT NULL)');
-server.port = 0;
-await server.start();
-const base = \`http://127.0.0.1:\${server.port}/api/companies\`;
-const inserted = await fetch(base, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"Acme"}' });
-const listed = await fetch(base);
-console.log(JSON.stringify({ inserted: inserted.status, listed: listed.status, body: await listed.json() }));
-await server.stop();
-await database.close();
-`;
+// better-sqlite3 are the ones this repository uses, so that npm finds them in its cache. Without a compiler:
+// package-install-without-compiler.test.ts.
 
 /** A `tenon/postgres` import that reaches the test server. */
 const postgresImport = `import { Context } from "tenon";
@@ -58,9 +33,7 @@ describe("the packed tenon installs clean into a strict TypeScript project", () 
   let project = "";
   before(() => {
     project = mkdtempSync(join(tmpdir(), "tenon-package-"));
-    const packed = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], repositoryRoot)) as {
-      filename: string;
-    }[];
+    const tarball = packInto(project);
     // better-sqlite3 pinned to this repository's version: the install skips its build script, and the test
     // lends it this repository's compiled binding (the same version, so the same ABI).
     const sqlite = installed("better-sqlite3");
@@ -76,7 +49,7 @@ describe("the packed tenon installs clean into a strict TypeScript project", () 
         "--no-fund",
         "--prefer-offline",
         "--ignore-scripts",
-        `./${packed[0].filename}`,
+        `./${tarball}`,
         `typescript@${installed("typescript")}`,
         `@types/node@${installed("@types/node")}`,
         `pg@${installed("pg")}`,

@@ -19,6 +19,8 @@ export const EngineMessages = {
     `The SQLite driver node:sqlite needs Node.js 22.16 or later; this is Node.js ${node}. Install better-sqlite3 or use a newer Node.js.`,
   betterSqlite3Missing: (node: string, reason: string) =>
     `The SQLite driver better-sqlite3 does not load on Node.js ${node} (${reason}): install it (npm install better-sqlite3, which compiles it where no prebuilt binary fits), or use node:sqlite on Node.js 22.16 or later.`,
+  betterSqlite3Aborts: (node: string, version: string) =>
+    `better-sqlite3 ${version} aborts the process on Node.js ${node} when a garbage collection finalizes one of its statements (versions before 13 on Node.js 24.19 and later 24.x); it is not loaded: use node:sqlite, or Node.js 22 or 26`,
   noSqliteDriver: (node: string, reason: string) =>
     `No SQLite driver on Node.js ${node}: better-sqlite3 does not load (${reason}; installing it needs a C++ toolchain where no prebuilt binary fits) and node:sqlite needs Node.js 22.16 or later.`,
   sqliteKeysExhausted: (table: string, last: number, keyTable: string) =>

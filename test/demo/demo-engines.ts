@@ -9,7 +9,7 @@ import { mariaDbUrl } from "../orm/harness-mariadb.js";
 import { postgresUrl } from "../orm/harness-postgres.js";
 import type { PatroniCluster } from "../support/patroni-cluster.js";
 import { createMariaDbScratch, createPostgresScratch, type ScratchDatabase } from "../support/scratch-database.js";
-import { readSqliteRows } from "../support/sqlite-drivers.js";
+import { mainSqliteDriver, readSqliteRows } from "../support/sqlite-drivers.js";
 
 /** One database the demo runs on for one suite. */
 export interface DemoDatabase {
@@ -64,8 +64,8 @@ export function sqliteDemoEngineWith(driver: SqliteDriverName): DemoEngine {
   };
 }
 
-/** SQLite on better-sqlite3, the driver every supported Node.js line has. */
-export const sqliteDemoEngine: DemoEngine = sqliteDemoEngineWith("better-sqlite3");
+/** SQLite on better-sqlite3, the driver every supported Node.js line has (node:sqlite where it cannot run). */
+export const sqliteDemoEngine: DemoEngine = sqliteDemoEngineWith(mainSqliteDriver);
 
 /** PostgreSQL: a fresh database `tenon_demo_<pid>_<random>`, dropped (with force) at close. */
 export const postgresDemoEngine: DemoEngine = {

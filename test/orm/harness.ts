@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Database } from "tenon";
 import { SqliteDatabase, type SqliteDriverName } from "tenon/sqlite";
-import { readSqliteRows } from "../support/sqlite-drivers.js";
+import { mainSqliteDriver, readSqliteRows } from "../support/sqlite-drivers.js";
 
 /** The SQL type names of one engine, for the neutral test schema. */
 export interface SqlTypes {
@@ -109,5 +109,5 @@ export function sqliteHarnessFor(driver: SqliteDriverName): EngineHarness {
   };
 }
 
-/** The embedded engine on better-sqlite3, the driver every supported Node.js line has. */
-export const sqliteHarness: EngineHarness = sqliteHarnessFor("better-sqlite3");
+/** The embedded engine on better-sqlite3, the driver every supported Node.js line has (node:sqlite where it cannot run). */
+export const sqliteHarness: EngineHarness = sqliteHarnessFor(mainSqliteDriver);

@@ -70,9 +70,15 @@ export function hostileCorpus(tokens: Tokens, slowMs: number): HostileCase[] {
       expect: [431],
     },
     {
+      name: "900 tiny headers under the size and count limits",
+      steps: [get("/api/health", ["Host: x", ...Array.from({ length: 900 }, () => "a:b")])],
+      expect: [200],
+    },
+    // Node.js 20 reads them all; the parser of Node.js 22, 24 and 26 refuses a head of 1,000 header lines or more.
+    {
       name: "1,900 tiny headers under the size limit",
       steps: [get("/api/health", ["Host: x", ...Array.from({ length: 1900 }, () => "a:b")])],
-      expect: [200],
+      expect: [200, 431],
     },
     { name: "a header line without a colon", steps: [get("/api/health", ["Host: x", "NoColonHere"])], expect: [400] },
     { name: "an obsolete folded header line", steps: [get("/api/health", ["Host: x", "X-A: one", " folded"])], expect: [200, 400] },

@@ -41,7 +41,9 @@ const notChanged = "Not changed: Tenon never alters, narrows or drops a column."
 
 /** Schema.create, diff and apply against one engine: each test on a database of its own. */
 export function schemaSuite(harness: EngineHarness): void {
-  const t = reportTypes[harness.name];
+  // SQLite through either driver ("SQLite", "SQLite (node:sqlite)") writes the same DDL and reports the same diff.
+  const engine = harness.name.startsWith("SQLite") ? "SQLite" : harness.name;
+  const t = reportTypes[engine];
   const open = async (): Promise<TestDatabase> => harness.open();
 
   describe(`${harness.name}: the schema from the mapping`, () => {
@@ -52,7 +54,7 @@ export function schemaSuite(harness: EngineHarness): void {
     after(async () => db.close());
 
     it("create writes plain DDL: the engine's types, NOT NULL, the primary key and the sequence, names quoted and folded as queries fold them", () => {
-      assert.equal(Schema.create(db.database, [Tag]).toString(), tagScripts[harness.name]);
+      assert.equal(Schema.create(db.database, [Tag]).toString(), tagScripts[engine]);
       const q = (name: string): string => db.database.dialect.quoteIdentifier(name);
       const statements = Schema.create(db.database, [Maker, Widget]).statements;
       assert.ok(statements.some((each) => each.includes(`FOREIGN KEY (${q("MakerID")}) REFERENCES ${q("Makers")} (${q("ID")})`)));
@@ -194,7 +196,7 @@ export function schemaSuite(harness: EngineHarness): void {
     it("reports a dropped, widened and renamed column, a changed type and nullability, a missing table, sequence and index, exactly", async () => {
       const diff = await Schema.diff(db.database, schemaEntities);
       const note =
-        harness.name === "SQLite"
+        engine === "SQLite"
           ? `Widget.note: column Widgets.Note (${t.text} NOT NULL) is missing; it is added accepting NULL, because this engine cannot add a NOT NULL column to an existing table.`
           : `Widget.note: column Widgets.Note (${t.text} NOT NULL) is missing.`;
       assert.deepEqual(
@@ -266,7 +268,7 @@ export function schemaSuite(harness: EngineHarness): void {
         [
           ["columnNullability", "Count"],
           ["columnSize", "Code"],
-          ...(harness.name === "SQLite" ? [["columnNullability", "Note"]] : []),
+          ...(engine === "SQLite" ? [["columnNullability", "Note"]] : []),
           ["columnType", "Flag"],
         ],
       );

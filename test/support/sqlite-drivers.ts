@@ -13,6 +13,24 @@ export function nodeSqliteAbsence(version = process.versions.node): string | und
   return `Node.js ${version} has no node:sqlite with rows as arrays (it arrived without a flag in 22.13 and setReturnArrays in 22.16; Node.js 20 has none), so the node:sqlite driver cannot run here`;
 }
 
+/**
+ * Why better-sqlite3 cannot run on this Node.js line, or undefined when it must: its versions before 13 abort
+ * the process on Node.js 24.19 and later 24.x when a statement is garbage-collected, so Tenon does not load them
+ * there (docs/engines.md). Decided from the versions alone, as `nodeSqliteAbsence` is.
+ */
+export function betterSqlite3Absence(version = process.versions.node): string | undefined {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const installed = (createRequire(import.meta.url)("better-sqlite3/package.json") as { version: string }).version;
+  if (major !== 24 || minor < 19 || Number(installed.split(".")[0]) >= 13) return undefined;
+  return `better-sqlite3 ${installed} aborts the process on Node.js ${version} when a statement is garbage-collected, so Tenon does not load it here`;
+}
+
+/**
+ * The driver of the suites named "SQLite": better-sqlite3, the driver every supported line has, except where it
+ * cannot run (`betterSqlite3Absence`), where they run on node:sqlite.
+ */
+export const mainSqliteDriver: SqliteDriverName = betterSqlite3Absence() === undefined ? "better-sqlite3" : "node:sqlite";
+
 /** The driver the environment names in `TENON_SQLITE_DRIVER` (the demo's `SQLITE_DRIVER` in its suites), or undefined. */
 export function sqliteDriverOf(value: string | undefined): SqliteDriverName | undefined {
   if (value === undefined || value === "") return undefined;
@@ -21,7 +39,7 @@ export function sqliteDriverOf(value: string | undefined): SqliteDriverName | un
 }
 
 interface RowReader {
-  prepare(sql: string): { all(...parameters: unknown[]): unknown[] };
+  prepare(sql: string): { all(...parameters: unknown[]): unknown[]; setReadBigInts?(enabled: boolean): void };
   close(): void;
 }
 
@@ -46,16 +64,17 @@ export function readSqliteRows(
     reader = new BetterSqlite3(filename, { readonly: true, fileMustExist: true });
   }
   try {
-    // node:sqlite's rows have no prototype; its blobs are Uint8Arrays where better-sqlite3 gives Buffers.
-    return reader
-      .prepare(sql)
-      .all(...parameters)
-      .map((row) => {
-        const plain: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(row as object))
-          plain[key] = value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
-        return plain;
-      });
+    // node:sqlite's rows have no prototype; its blobs are Uint8Arrays where better-sqlite3 gives Buffers; and it
+    // refuses an integer beyond 2^53 as a number, which better-sqlite3 rounds: read as a bigint, rounded alike.
+    const statement = reader.prepare(sql);
+    statement.setReadBigInts?.(true);
+    return statement.all(...parameters).map((row) => {
+      const plain: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(row as object))
+        plain[key] =
+          value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : typeof value === "bigint" ? Number(value) : value;
+      return plain;
+    });
   } finally {
     reader.close();
   }

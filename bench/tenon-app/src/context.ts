@@ -24,7 +24,12 @@ export async function openDatabase(): Promise<Database> {
     });
   } else {
     const { SqliteDatabase } = await import("tenon/sqlite");
-    database = new SqliteDatabase({ filename: process.env.BENCH_SQLITE_PATH ?? "" });
+    // BENCH_SQLITE_DRIVER=node:sqlite or better-sqlite3 measures one SQLite driver; unset, Tenon's default.
+    const driver = process.env.BENCH_SQLITE_DRIVER;
+    database = new SqliteDatabase({
+      filename: process.env.BENCH_SQLITE_PATH ?? "",
+      driver: driver === "node:sqlite" || driver === "better-sqlite3" ? driver : undefined,
+    });
   }
   return database;
 }

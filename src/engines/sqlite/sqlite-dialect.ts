@@ -7,6 +7,9 @@ import { convertCommon } from "../value-conversion.js";
 import { SqliteSchemaDialect } from "./sqlite-schema-dialect.js";
 import { fromSqliteDecimal, maxIntegerPrecision, toSqliteDecimal } from "./sqlite-decimal.js";
 
+/** The empty blob every driver stores as a zero-length blob (see `toDatabase`). */
+const emptyBlob = Buffer.alloc(0);
+
 /** The ISO-8601 text of the start of each period (dates are stored as that text), with the modifiers that reach it. */
 const truncations: Readonly<Record<DateTruncation, (column: string) => string>> = {
   day: (column) => `strftime('%Y-%m-%dT00:00:00.000Z', ${column})`,
@@ -57,7 +60,8 @@ export class SqliteDialect extends StandardDialect {
       case "date":
         return formatIsoDate(value as Date);
       case "blob":
-        return bufferOf(value as Uint8Array);
+        // An empty view over an empty ArrayBuffer has no data pointer, which node:sqlite on Node.js 22 binds as NULL.
+        return (value as Uint8Array).byteLength === 0 ? emptyBlob : bufferOf(value as Uint8Array);
       case "decimal":
         return toSqliteDecimal(value, type);
       default:

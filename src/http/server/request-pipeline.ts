@@ -457,5 +457,8 @@ function endWithoutLastChunk(res: ServerResponse): void {
     res.destroy();
     return;
   }
+  // Chunks written in this tick may still be held by the response: Node.js 20 corks the socket until the next
+  // tick, Node.js 26 the response itself (its chunked buffer), which the socket's end would never send.
+  while (res.writableCorked > 0) res.uncork();
   socket.end();
 }

@@ -5,26 +5,39 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { Context, DatabaseError } from "tenon";
 import { SqliteDatabase } from "tenon/sqlite";
-import { nodeSqliteAbsence } from "../../support/sqlite-drivers.js";
+import { betterSqlite3Absence, nodeSqliteAbsence } from "../../support/sqlite-drivers.js";
 
 function withFile(work: (file: string) => Promise<void>): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "tenon-driver-"));
   return work(join(directory, "driver.sqlite")).finally(() => rmSync(directory, { recursive: true, force: true }));
 }
 
-test("without a driver named, a database opens on better-sqlite3 when it is installed and says so", async () => {
+test("without a driver named, a database opens on better-sqlite3 when it is installed and can run, and says so", async () => {
   await withFile(async (filename) => {
     const database = new SqliteDatabase({ filename });
     try {
-      assert.equal(database.driver, "better-sqlite3");
+      assert.equal(database.driver, betterSqlite3Absence() === undefined ? "better-sqlite3" : "node:sqlite");
     } finally {
       await database.close();
     }
   });
 });
 
+test("better-sqlite3 named on a line where it aborts the process is a DatabaseError that says why", async (t) => {
+  if (betterSqlite3Absence() === undefined) {
+    t.skip(`better-sqlite3 runs on Node.js ${process.versions.node}`);
+    return;
+  }
+  await withFile(async (filename) => {
+    assert.throws(
+      () => new SqliteDatabase({ filename, driver: "better-sqlite3" }),
+      (error: unknown) => error instanceof DatabaseError && /aborts the process on Node\.js 24\./.test(error.message),
+    );
+  });
+});
+
 test("both drivers read and write the same file: what one wrote, the other reads, integers beyond 2^53 exact", async (t) => {
-  const absence = nodeSqliteAbsence();
+  const absence = nodeSqliteAbsence() ?? betterSqlite3Absence();
   if (absence !== undefined) {
     t.skip(absence);
     return;

@@ -5,9 +5,12 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { DatabaseError, TransientDatabaseError, UniqueViolationError } from "tenon";
 import { SqliteDatabase, type SqliteDriverName } from "tenon/sqlite";
-import { nodeSqliteAbsence } from "../../support/sqlite-drivers.js";
+import { betterSqlite3Absence, nodeSqliteAbsence } from "../../support/sqlite-drivers.js";
 
-const drivers: SqliteDriverName[] = nodeSqliteAbsence() === undefined ? ["better-sqlite3", "node:sqlite"] : ["better-sqlite3"];
+const drivers: SqliteDriverName[] = [
+  ...(betterSqlite3Absence() === undefined ? (["better-sqlite3"] as const) : []),
+  ...(nodeSqliteAbsence() === undefined ? (["node:sqlite"] as const) : []),
+];
 
 for (const driver of drivers) {
   describe(`SQLite errors through ${driver}`, () => {

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
+import { EngineMessages } from "../../engine-messages.js";
 import type { SqliteDriver, SqliteHandle, SqliteStatement } from "../sqlite-driver.js";
 
 type BetterSqlite3Constructor = typeof BetterSqlite3;
@@ -8,13 +9,18 @@ let loaded: BetterSqlite3Constructor | Error | undefined;
 
 /**
  * The better-sqlite3 package when it is installed and its compiled addon loads on this Node.js line, else
- * why not (it is an optional dependency: an install without a C++ toolchain leaves it out). Loaded once, on
+ * why not (it is an optional dependency: an install without a C++ toolchain leaves it out; and it is not loaded
+ * where it would abort the process, see `abortsOnThisLine`). Loaded once, on
  * first use, so that an application on `node:sqlite` never loads it.
  */
 function betterSqlite3(): BetterSqlite3Constructor | Error {
   if (loaded === undefined) {
     try {
-      const Database = createRequire(import.meta.url)("better-sqlite3") as BetterSqlite3Constructor;
+      const require = createRequire(import.meta.url);
+      const { version } = require("better-sqlite3/package.json") as { version: string };
+      if (abortsOnThisLine(version, process.versions.node))
+        throw new Error(EngineMessages.betterSqlite3Aborts(process.versions.node, version));
+      const Database = require("better-sqlite3") as BetterSqlite3Constructor;
       // Opening a database loads the addon itself: a package present but built for another Node.js line fails here.
       new Database(":memory:").close();
       loaded = Database;
@@ -23,6 +29,18 @@ function betterSqlite3(): BetterSqlite3Constructor | Error {
     }
   }
   return loaded;
+}
+
+/**
+ * Whether better-sqlite3 `version` aborts the process on Node.js `node`: its versions before 13 derive their
+ * statements from Node's raw `ObjectWrap`, whose destructor, from Node.js 24.19 on (24.x; 22 and 26 are not
+ * affected), checks for a JavaScript environment that a garbage collection outside JavaScript does not have
+ * (`Assertion failed: (env) != nullptr`, reproduced on 24.21 by statements left to the collector).
+ */
+function abortsOnThisLine(version: string, node: string): boolean {
+  const [major = 0] = version.split(".").map(Number);
+  const [nodeMajor = 0, nodeMinor = 0] = node.split(".").map(Number);
+  return major < 13 && nodeMajor === 24 && nodeMinor >= 19;
 }
 
 /** @internal The better-sqlite3 driver, or the error that says why it does not load (not installed, built for another line). */

@@ -42,6 +42,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { mariaDbUrl } from "../../../orm/harness-mariadb.js";
 import { postgresUrl } from "../../../orm/harness-postgres.js";
 import { createMariaDbScratch, type ScratchDatabase } from "../../../support/scratch-database.js";
+import { mainSqliteDriver } from "../../../support/sqlite-drivers.js";
 import { started } from "../../http-test-client.js";
 
 /** A shelf (what an item refers to). */
@@ -222,8 +223,8 @@ function openDirect(filename: string, driver: SqliteDriverName): DirectSqlite {
   };
 }
 
-/** SQLite through better-sqlite3. */
-export const sqliteStreaming: StreamingEngine = sqliteStreamingWith("better-sqlite3");
+/** SQLite through better-sqlite3 (node:sqlite where it cannot run). */
+export const sqliteStreaming: StreamingEngine = sqliteStreamingWith(mainSqliteDriver);
 
 /** PostgreSQL: a schema of the run's own on the shared test server, the pool's connections named by the run's tag. */
 export const postgresStreaming: StreamingEngine = {
