@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import BetterSqlite3 from "better-sqlite3";
+import { openDirectSqlite } from "../support/direct-sqlite.js";
 import { Context } from "tenon";
 import { SqliteDatabase } from "tenon/sqlite";
 import { Company, Order } from "../../examples/demo/entities.js";
@@ -15,7 +15,7 @@ test("a demo database whose money is NUMERIC is converted to cents once, and rea
   const directory = mkdtempSync(join(tmpdir(), "tenon-demo-money-"));
   const file = join(directory, "demo.sqlite");
   try {
-    const old = new BetterSqlite3(file);
+    const old = openDirectSqlite(file);
     old.exec(`CREATE TABLE Companies (ID INTEGER NOT NULL PRIMARY KEY, Name TEXT NOT NULL, Email TEXT, VatNumber TEXT,
       CreditLimit NUMERIC, CreatedAt TEXT, CreatedBy TEXT, UpdatedAt TEXT, UpdatedBy TEXT, DeletedAt TEXT, DeletedBy TEXT,
       VersionID INTEGER NOT NULL);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { test } from "node:test";
-import BetterSqlite3 from "better-sqlite3";
+import { openDirectSqlite } from "../support/direct-sqlite.js";
 import { sqliteDemoEngine } from "../demo/demo-engines.js";
 import { startDemo } from "../demo/demo-process.js";
 import { demoToken } from "../support/write-load.js";
@@ -46,7 +46,7 @@ test("a body cut short writes nothing, an answer abandoned midway breaks nothing
 
     // A list of some 3 MB: far more than the socket buffers hold, so the client leaves mid-answer.
     const file = database.env.DEMO_DB_FILE;
-    const direct = new BetterSqlite3(file);
+    const direct = openDirectSqlite(file);
     const insert = direct.prepare(
       // Rows of the seed's tenant, the one the demo's users work for.
       "INSERT INTO Companies (ID, TenantID, Region, Name, CreatedBy, UpdatedBy, DeletedBy, VersionID) VALUES (?, 'north', 'EU', ?, '', '', '', 0)",

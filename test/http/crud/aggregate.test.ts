@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import BetterSqlite3 from "better-sqlite3";
+import { openDirectSqlite } from "../../support/direct-sqlite.js";
 import {
   Aggregatable,
   Column,
@@ -112,7 +112,7 @@ class HookedItems extends Items {
 let server: HttpServer<Context>;
 
 before(async () => {
-  const direct = new BetterSqlite3(file);
+  const direct = openDirectSqlite(file);
   direct.exec(`CREATE TABLE Shops (ID INTEGER PRIMARY KEY, TenantID TEXT NOT NULL, Name TEXT NOT NULL, DeletedAt TEXT)`);
   direct.exec(`CREATE TABLE Items (ID INTEGER PRIMARY KEY, TenantID TEXT NOT NULL, Name TEXT NOT NULL, Kind TEXT NOT NULL, Label TEXT NOT NULL,
     Quantity INTEGER NOT NULL, Price INTEGER, Weight REAL, MadeAt TEXT, Cost INTEGER, Margin INTEGER, Code TEXT, Huge TEXT, Internal TEXT,

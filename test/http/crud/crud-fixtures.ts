@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
+import { type DirectSqlite, openDirectSqlite } from "../../support/direct-sqlite.js";
 import {
   Column,
   CreatedAt,
@@ -230,10 +230,10 @@ export interface CrudServer {
 }
 
 /** Starts the server on port 0 with the CRUD controllers, over a fresh SQLite file filled by `seed`. */
-export async function startCrudServer(seed: (db: BetterSqlite3.Database) => void): Promise<CrudServer> {
+export async function startCrudServer(seed: (db: DirectSqlite) => void): Promise<CrudServer> {
   const directory = mkdtempSync(join(tmpdir(), "tenon-crud-"));
   const file = join(directory, "crud.sqlite");
-  const direct = new BetterSqlite3(file);
+  const direct = openDirectSqlite(file);
   for (const sql of crudSchema) direct.exec(sql);
   seed(direct);
   direct.close();
@@ -250,8 +250,8 @@ export async function startCrudServer(seed: (db: BetterSqlite3.Database) => void
   server.registerController(PartController, "/parts");
   await server.start();
   const port = server.port;
-  const read = <T>(work: (db: BetterSqlite3.Database) => T): T => {
-    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  const read = <T>(work: (db: DirectSqlite) => T): T => {
+    const db = openDirectSqlite(file, { readonly: true });
     try {
       return work(db);
     } finally {
@@ -283,7 +283,7 @@ export async function startCrudServer(seed: (db: BetterSqlite3.Database) => void
       return hash.digest("hex");
     },
     exec(sql) {
-      const db = new BetterSqlite3(file);
+      const db = openDirectSqlite(file);
       try {
         db.exec(sql);
       } finally {
@@ -311,7 +311,7 @@ export function seededName(id: number): string {
 }
 
 /** Seeds 2 categories, 25 widgets (id 25 soft-deleted) and 3 parts of widget 1. */
-export function seedWidgets(db: BetterSqlite3.Database): void {
+export function seedWidgets(db: DirectSqlite): void {
   db.prepare("INSERT INTO Categories VALUES (1, 'Tools', 0), (2, 'Toys', 0)").run();
   const insert =
     db.prepare(`INSERT INTO Widgets (ID, Name, ArticleCode, Quantity, Price, Weight, Active, MadeAt, Email, Secret, Internal, Password,

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import BetterSqlite3 from "better-sqlite3";
+import { openDirectSqlite } from "../../support/direct-sqlite.js";
 import { Column, type EntityClass, PrimaryKey, Sequence, Table, Type, VersionColumn } from "tenon";
 import { HttpContext, HttpEntityController, HttpServer } from "tenon/http";
 import { SqliteDatabase } from "tenon/sqlite";
@@ -231,7 +231,7 @@ describe("entities without a version column, and requireIfMatch", () => {
       headers: body === undefined ? headers : { "Content-Type": "application/json", ...headers },
     });
   const memos = (): Row[] => {
-    const db = new BetterSqlite3(file, { readonly: true });
+    const db = openDirectSqlite(file, { readonly: true });
     try {
       return db.prepare("SELECT * FROM Memos ORDER BY ID").all() as Row[];
     } finally {
@@ -242,7 +242,7 @@ describe("entities without a version column, and requireIfMatch", () => {
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), "tenon-etag-"));
     file = join(directory, "memos.sqlite");
-    const db = new BetterSqlite3(file);
+    const db = openDirectSqlite(file);
     db.exec(`CREATE TABLE Notes (ID INTEGER NOT NULL PRIMARY KEY, Text TEXT NOT NULL);
       CREATE TABLE Memos (ID INTEGER NOT NULL PRIMARY KEY, Text TEXT NOT NULL, VersionID INTEGER NOT NULL);
       INSERT INTO Notes VALUES (1, 'one'), (2, 'two');

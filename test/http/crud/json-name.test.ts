@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import BetterSqlite3 from "better-sqlite3";
+import { openDirectSqlite } from "../../support/direct-sqlite.js";
 import {
   Column,
   DetailColumn,
@@ -91,7 +91,7 @@ function call(method: string, path: string, body?: unknown): Promise<Answer> {
 }
 
 function rows(sql: string): Record<string, unknown>[] {
-  const db = new BetterSqlite3(file, { readonly: true });
+  const db = openDirectSqlite(file, { readonly: true });
   try {
     return db.prepare(sql).all() as Record<string, unknown>[];
   } finally {
@@ -102,7 +102,7 @@ function rows(sql: string): Record<string, unknown>[] {
 before(async () => {
   directory = mkdtempSync(join(tmpdir(), "tenon-jsonname-"));
   file = join(directory, "accounts.sqlite");
-  const db = new BetterSqlite3(file);
+  const db = openDirectSqlite(file);
   db.exec(`CREATE TABLE Owners (ID INTEGER NOT NULL PRIMARY KEY, Name TEXT NOT NULL, VersionID INTEGER NOT NULL);
     CREATE TABLE Accounts (ID INTEGER NOT NULL PRIMARY KEY, Name TEXT NOT NULL, CreditMax INTEGER NOT NULL, OwnerID INTEGER, VersionID INTEGER NOT NULL);
     CREATE TABLE Entries (ID INTEGER NOT NULL PRIMARY KEY, AccountID INTEGER NOT NULL, Label TEXT NOT NULL, VersionID INTEGER NOT NULL);
