@@ -508,7 +508,9 @@ export async function startPatroniCluster(options: PatroniClusterOptions = {}): 
       node.pid = server.pid;
       servers.push(server);
     }
-    await cluster.waitHealthy(timeoutMs);
+    // Every synchronous standby the options ask for, not only the first: a suite that reads on replicas what it
+    // has just committed (remote_apply) must not start while a replica is still asynchronous.
+    await cluster.waitHealthy(timeoutMs, options.synchronousMode === false ? 0 : (options.synchronousNodeCount ?? 1));
     if (options.haproxy === true) {
       const proxy = { primaryPort: ports[6 + etcdCount * 2], replicaPort: ports[7 + etcdCount * 2] };
       const file = join(directory, "haproxy.cfg");
