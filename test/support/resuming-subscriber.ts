@@ -118,6 +118,15 @@ export class ResumingSubscriber {
         });
       });
       this.#current = req;
+      // A client that gets no answer at all in a while gives up and asks again, as any robust client does: a
+      // connection that node:cluster's primary handed to a worker killed at that moment is never answered nor
+      // closed (the primary keeps the socket of a handoff the dead worker never acknowledged).
+      const unanswered = setTimeout(() => {
+        this.#ended("no answer in 10 s");
+        req.destroy();
+      }, 10_000);
+      req.on("response", () => clearTimeout(unanswered));
+      req.on("close", () => clearTimeout(unanswered));
       req.on("error", reject);
       req.end();
     });
