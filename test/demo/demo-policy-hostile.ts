@@ -6,6 +6,7 @@
 import { openEventStream } from "../support/event-stream-client.js";
 import type { Answer } from "../http/http-test-client.js";
 import type { PolicyDemo } from "./demo-policy-suite.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 type Row = Record<string, unknown>;
 
@@ -19,18 +20,6 @@ export interface HostileOutcome {
   readonly tablesBefore: string;
   /** The same after it. */
   readonly tablesAfter: string;
-}
-
-/** A small seeded generator, so that a failing run can be replayed (its seed is in the failure). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** One hostile request: who sends it, what, and the statuses that are a refusal of it (undefined: any 2xx, a read). */
@@ -49,7 +38,7 @@ interface Attempt {
 /** Sends `count` hostile requests, eight at a time; answers what they found. */
 export async function runHostileRequests(demo: PolicyDemo, count: number): Promise<HostileOutcome> {
   const seed = Number(process.env.TENON_POLICY_SEED ?? Date.now() % 1_000_000);
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
   const rows = (sql: string): Promise<Row[]> => demo.db.rows(sql);
   const snapshot = async (): Promise<string> =>

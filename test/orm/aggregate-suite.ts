@@ -9,6 +9,7 @@ import { Column, DeletedAt, Lazy, PrimaryKey, Sequence, Table, TenantColumn, Typ
 import { HttpContext, HttpEntityController, HttpFilterParameters, type HttpRequest, HttpServer } from "tenon/http";
 import { ask } from "../http/http-test-client.js";
 import type { EngineHarness, TestDatabase } from "./harness.js";
+import { seededRandom } from "../support/seeded-random.js";
 
 /** A store of a tenant (the target of `Sale.store`); soft delete. */
 @Table("AggStores")
@@ -76,18 +77,6 @@ class SaleController extends HttpEntityController<AggregateContext, AggSale> {
   protected override get filterParameters(): HttpFilterParameters {
     return new HttpFilterParameters({ maxGroups: suiteMaxGroups });
   }
-}
-
-/** A small deterministic generator (mulberry32), so that a failing series can be run again from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const regions = ["east", "north", "south", "west"];
@@ -489,7 +478,7 @@ export function aggregateSuite(harness: EngineHarness, options: { rows?: number;
         stores.push(`(${id}, '${storeTenant(id)}', '${storeNames[id % storeNames.length]}', ${city}, ${deleted})`);
       }
       await db.exec(`INSERT INTO AggStores (ID, TenantID, Name, City, DeletedAt) VALUES ${stores.join(", ")}`);
-      const rows = sales(rowCount, random(seed));
+      const rows = sales(rowCount, seededRandom(seed));
       const literal = (value: string | null): string => (value === null ? "NULL" : `'${value}'`);
       for (let start = 0; start < rows.length; start += 1000) {
         const values = rows
@@ -605,7 +594,7 @@ export function aggregateSuite(harness: EngineHarness, options: { rows?: number;
       for (const row of counts) assert.ok(Number(row.deleted ?? row.DELETED) > 0);
     });
 
-    const questions = generate(questionCount, random(seed + 1));
+    const questions = generate(questionCount, seededRandom(seed + 1));
     questions.forEach((question, index) => {
       it(`question ${index + 1} answers the reference's groups, in order, page by page: ${question.title}`, async () => {
         const expected = await reference(question);

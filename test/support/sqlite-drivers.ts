@@ -10,7 +10,7 @@ import type { SqliteDriverName } from "tenon/sqlite";
 export function nodeSqliteAbsence(version = process.versions.node): string | undefined {
   const [major = 0, minor = 0] = version.split(".").map(Number);
   if (major > 22 || (major === 22 && minor >= 16)) return undefined;
-  return `Node.js ${version} has no node:sqlite with rows as arrays (it arrived without a flag in 22.13 and setReturnArrays in 22.16; Node.js 20 has none), so the node:sqlite driver cannot run here`;
+  return `Node.js ${version} has no node:sqlite with rows as arrays (it arrived without a flag in 22.13 and setReturnArrays in 22.16; Node.js 20 has none), so the node:sqlite driver cannot run here; .ci/run runs it on Node.js 22, 24 and 26`;
 }
 
 /**

@@ -1,18 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { formatIsoDate, formatIsoTime, parseIsoDate, parseIsoTime } from "../../src/values/iso-date.js";
-
-/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../support/seeded-random.js";
 
 const builtinText = (time: number): string => {
   try {
@@ -31,7 +20,7 @@ const ownText = (time: number): string => {
 
 describe("ISO dates written and read by hand", () => {
   test("formatting answers what toISOString answers, over the whole range of dates and at its edges", () => {
-    const next = random(20261122);
+    const next = seededRandom(20261122);
     const times = [
       0,
       -1,
@@ -53,7 +42,7 @@ describe("ISO dates written and read by hand", () => {
   });
 
   test("reading a date's own text gives its time back, and any other text gets what the Date parser answers", () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let i = 0; i < 100_000; i++) {
       const text = new Date(Math.floor((next() * 2 - 1) * 4e12)).toISOString();
       assert.equal(parseIsoTime(text), new Date(text).getTime(), text);
@@ -80,7 +69,7 @@ describe("ISO dates written and read by hand", () => {
   });
 
   test("a time read or written lately is written again as toISOString writes it, whatever took its place since", () => {
-    const next = random(30);
+    const next = seededRandom(30);
     const texts: string[] = [];
     for (let i = 0; i < 5_000; i++) {
       // Many times per place of the table of recent texts (64 places by whole second), read in and written out in turn.
