@@ -87,7 +87,8 @@ const loader = pickLoader(o.loader === "auto" ? undefined : o.loader);
 const scenarios = selectScenarios(allScenarios(opts.rows), opts.scenarios);
 
 // Contenders: the ones asked for, available (Tenon once the framework is built), prepared once.
-const wanted = new Set(opts.contenders.length ? opts.contenders : CONTENDERS.map((c) => c.id));
+// A contender marked `optIn` (Tenon on node:sqlite) runs only when named.
+const wanted = new Set(opts.contenders.length ? opts.contenders : CONTENDERS.filter((c) => !c.optIn).map((c) => c.id));
 const ready = new Map();
 for (const c of CONTENDERS) {
   if (!wanted.has(c.id)) continue;
@@ -150,7 +151,8 @@ let pg = null;
 const started = Date.now();
 try {
   for (const s of scenarios) {
-    const ids = s.contenders.filter((id) => ready.has(id));
+    // Tenon on node:sqlite runs wherever Tenon does.
+    const ids = s.contenders.flatMap((id) => (id === "tenon" ? [id, "tenon-node-sqlite"] : [id])).filter((id) => ready.has(id));
     if (ids.length === 0) continue;
     const rows = s.rows ?? opts.rows;
     const db = s.db ?? "sqlite";
@@ -179,6 +181,7 @@ try {
             BENCH_LOG: "",
             BENCH_LOG_FILE: logFile,
             BENCH_ROUTES: "0",
+            ...c.env,
             ...s.env,
             ...s.envFor?.[id],
             ...variant?.env,

@@ -56,6 +56,16 @@ export const CONTENDERS = [
       compile("tenon-app", "tenon-app/src", "tenon-app/dist/server.js");
     },
   },
+  {
+    // The same app on Node.js's built-in SQLite driver (22.13+), to compare the two drivers in one run.
+    id: "tenon-node-sqlite",
+    label: "Tenon on node:sqlite",
+    args: ["tenon-app/dist/server.js"],
+    env: { BENCH_SQLITE_DRIVER: "node:sqlite" },
+    optIn: true,
+    available: tenonReady,
+    prepare: () => CONTENDERS.find((c) => c.id === "tenon").prepare(),
+  },
   { id: "fastify", label: "Fastify 5", args: ["contenders/fastify/server.mjs"], s7: true },
   {
     id: "nest",
