@@ -3,7 +3,7 @@
 // mariadb://...; default the SQLite file; every node of a PostgreSQL cluster, postgres://user@db1,db2,db3/demo,
 // with ?replicaReads=true to read from the replicas, and on Galera ?consistencyTokens=true: writes then answer
 // X-Consistency-Token, docs/scaling.md), DEMO_DB_FILE (the SQLite file, data/demo.sqlite),
-// SQLITE_DRIVER (better-sqlite3 or node:sqlite; default better-sqlite3 when it is installed, else node:sqlite),
+// SQLITE_DRIVER (better-sqlite3 or node:sqlite; default node:sqlite on Node.js 24+, else better-sqlite3 when installed),
 // DEMO_RESET=1 (recreate the data), LOG_FILE (data/http.log), WORKERS (serve from that many processes
 // sharing the port; unset: this one process), DRAIN_DELAY_MS (how long a stopping process keeps serving
 // after /api/ready turns 503; default 0), TRUSTED_PROXIES (comma-separated addresses or CIDR ranges whose

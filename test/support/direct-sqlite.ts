@@ -1,9 +1,9 @@
-// A connection of a test's own to a SQLite file (to seed it, or read behind Tenon's back), through the same SQLite
-// library as Tenon's suites named "SQLite" (`mainSqliteDriver`): two copies of SQLite in one process do not see
-// each other's file locks, and better-sqlite3 12 cannot run at all where Tenon does not load it (Node.js 24.19+).
+// A connection of a test's own to a SQLite file (to seed it, or read behind Tenon's back), through the SQLite
+// library Tenon opens files with when no driver is named (`defaultSqliteDriver`), as the tests that use this do:
+// two copies of SQLite in one process do not see each other's file locks.
 // The surface is the part of better-sqlite3's that the tests use; rows are plain objects either way.
 import { createRequire } from "node:module";
-import { mainSqliteDriver } from "./sqlite-drivers.js";
+import { defaultSqliteDriver } from "./sqlite-drivers.js";
 
 /** A prepared statement, as better-sqlite3 has it. */
 export interface DirectStatement {
@@ -39,9 +39,9 @@ interface NodeDatabase {
 
 const plain = (row: unknown): unknown => (row === undefined || Array.isArray(row) ? row : { ...(row as object) });
 
-/** Opens `filename` (read-only with `readonly`), with the library of the suites named "SQLite". */
+/** Opens `filename` (read-only with `readonly`), with the library Tenon uses when no driver is named. */
 export function openDirectSqlite(filename: string, options: { readonly?: boolean } = {}): DirectSqlite {
-  if (mainSqliteDriver === "better-sqlite3") {
+  if (defaultSqliteDriver === "better-sqlite3") {
     const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as new (
       file: string,
       options: { readonly?: boolean; fileMustExist?: boolean },

@@ -31,6 +31,13 @@ export function betterSqlite3Absence(version = process.versions.node): string | 
  */
 export const mainSqliteDriver: SqliteDriverName = betterSqlite3Absence() === undefined ? "better-sqlite3" : "node:sqlite";
 
+/**
+ * The driver Tenon opens a file with when none is named, as the rule says it must be on this line: `node:sqlite`
+ * on Node.js 24 and later, else better-sqlite3 (installed wherever the suites run on Node.js 20 and 22). Decided
+ * from the version, so that a default that changes fails the driver test instead of following it.
+ */
+export const defaultSqliteDriver: SqliteDriverName = Number(process.versions.node.split(".")[0]) >= 24 ? "node:sqlite" : "better-sqlite3";
+
 /** The driver the environment names in `TENON_SQLITE_DRIVER` (the demo's `SQLITE_DRIVER` in its suites), or undefined. */
 export function sqliteDriverOf(value: string | undefined): SqliteDriverName | undefined {
   if (value === undefined || value === "") return undefined;

@@ -24,9 +24,10 @@ export interface SqliteOptions {
   readonly busyTimeout?: number;
   /**
    * The SQLite library: `"better-sqlite3"` (a compiled addon) or `"node:sqlite"` (built into Node.js 22.16
-   * and later). Default: better-sqlite3 when it is installed and loads, else `node:sqlite` where the Node.js
-   * line has it. better-sqlite3 before 13 is not loaded on Node.js 24.19 and later 24.x, where it aborts the
-   * process when a statement is garbage-collected (docs/engines.md). Naming a driver this line or install lacks fails with a `DatabaseError` that says so.
+   * and later). Default: `node:sqlite` on Node.js 24 and later; on Node.js 20 and 22 better-sqlite3 when it is
+   * installed and loads, else `node:sqlite` where the line has it (22.16 and later). better-sqlite3 before 13 is not
+   * loaded on Node.js 24.19 and later 24.x, where it aborts the process when a statement is garbage-collected
+   * (docs/engines.md). Naming a driver this line or install lacks fails with a `DatabaseError` that says so.
    */
   readonly driver?: SqliteDriverName;
 }

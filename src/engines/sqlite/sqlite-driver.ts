@@ -49,9 +49,11 @@ export interface SqliteDriver {
 }
 
 /**
- * @internal Opens `filename` with `driver`, or with the default driver: better-sqlite3 when it is installed
- * and loads on this Node.js line, else `node:sqlite` where the line has it (22.16 and later). A driver that is
- * missing, or a file that cannot be opened, is a `DatabaseError` that says which and why.
+ * @internal Opens `filename` with `driver`, or with the default driver: `node:sqlite` on Node.js 24 and later
+ * (nothing to compile, and as fast as better-sqlite3 there); on older lines better-sqlite3 when it is installed
+ * and loads, else `node:sqlite` where the line has it (22.16 and later; Node.js 22 still calls it experimental and
+ * warns once per process). A driver that is missing, or a file that cannot be opened, is a `DatabaseError` that
+ * says which and why.
  */
 export function openSqlite(filename: string, driver: SqliteDriverName | undefined, readOnly = false): SqliteHandle {
   const chosen = sqliteDriver(driver);
@@ -65,11 +67,18 @@ export function openSqlite(filename: string, driver: SqliteDriverName | undefine
 /** @internal The driver named, or the default one (see `openSqlite`); a `DatabaseError` when it is missing. */
 export function sqliteDriver(driver: SqliteDriverName | undefined): SqliteDriver {
   if (driver === "node:sqlite") return nodeSqliteDriver() ?? fail(EngineMessages.nodeSqliteMissing(process.versions.node));
+  if (driver === undefined && nodeSqliteIsDefault) {
+    const builtIn = nodeSqliteDriver();
+    if (builtIn !== undefined) return builtIn;
+  }
   const better = betterSqlite3Driver();
   if (!(better instanceof Error)) return better;
   if (driver === "better-sqlite3") fail(EngineMessages.betterSqlite3Missing(process.versions.node, better.message), better);
   return nodeSqliteDriver() ?? fail(EngineMessages.noSqliteDriver(process.versions.node, better.message), better);
 }
+
+/** Whether this Node.js line (24 or later) opens files on `node:sqlite` when no driver is named. */
+const nodeSqliteIsDefault = Number(process.versions.node.split(".")[0]) >= 24;
 
 function fail(message: string, cause?: Error): never {
   throw new DatabaseError(message, { cause });

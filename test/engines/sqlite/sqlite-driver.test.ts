@@ -12,11 +12,11 @@ function withFile(work: (file: string) => Promise<void>): Promise<void> {
   return work(join(directory, "driver.sqlite")).finally(() => rmSync(directory, { recursive: true, force: true }));
 }
 
-test("without a driver named, a database opens on better-sqlite3 when it is installed and can run, and says so", async () => {
+test("without a driver named, a database opens on node:sqlite on Node.js 24 and later, else on better-sqlite3, and says so", async () => {
   await withFile(async (filename) => {
     const database = new SqliteDatabase({ filename });
     try {
-      assert.equal(database.driver, betterSqlite3Absence() === undefined ? "better-sqlite3" : "node:sqlite");
+      assert.equal(database.driver, Number(process.versions.node.split(".")[0]) >= 24 ? "node:sqlite" : "better-sqlite3");
     } finally {
       await database.close();
     }
