@@ -151,8 +151,10 @@ let pg = null;
 const started = Date.now();
 try {
   for (const s of scenarios) {
-    // Tenon on node:sqlite runs wherever Tenon does.
-    const ids = s.contenders.flatMap((id) => (id === "tenon" ? [id, "tenon-node-sqlite"] : [id])).filter((id) => ready.has(id));
+    // Tenon on a named SQLite driver runs wherever Tenon does.
+    const ids = s.contenders
+      .flatMap((id) => (id === "tenon" ? [id, "tenon-node-sqlite", "tenon-better-sqlite3"] : [id]))
+      .filter((id) => ready.has(id));
     if (ids.length === 0) continue;
     const rows = s.rows ?? opts.rows;
     const db = s.db ?? "sqlite";

@@ -56,16 +56,17 @@ export const CONTENDERS = [
       compile("tenon-app", "tenon-app/src", "tenon-app/dist/server.js");
     },
   },
-  {
-    // The same app on Node.js's built-in SQLite driver (22.13+), to compare the two drivers in one run.
-    id: "tenon-node-sqlite",
-    label: "Tenon on node:sqlite",
+  // The same app on each SQLite driver named (the `tenon` contender runs on the line's default: node:sqlite on
+  // Node.js 24+, better-sqlite3 before), to compare the two drivers in one run.
+  ...["node:sqlite", "better-sqlite3"].map((driver) => ({
+    id: `tenon-${driver.replace("node:", "node-")}`,
+    label: `Tenon on ${driver}`,
     args: ["tenon-app/dist/server.js"],
-    env: { BENCH_SQLITE_DRIVER: "node:sqlite" },
+    env: { BENCH_SQLITE_DRIVER: driver },
     optIn: true,
     available: tenonReady,
     prepare: () => CONTENDERS.find((c) => c.id === "tenon").prepare(),
-  },
+  })),
   { id: "fastify", label: "Fastify 5", args: ["contenders/fastify/server.mjs"], s7: true },
   {
     id: "nest",
