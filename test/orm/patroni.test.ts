@@ -4,7 +4,8 @@
 // replicas (commits wait until both replicas have applied them, `synchronous_commit = remote_apply`, so that a
 // session reads what another committed before it); then, with commits waiting only for one standby's flush, the
 // read replicas' own tests, read-your-writes with replay paused, and failover under load with synchronous_mode
-// on and off. Under CI=true a cluster that cannot start is a failure, never a skip.
+// on and off; last, that the cluster's health check counts synchronous standbys rather than assuming them. Under
+// CI=true a cluster that cannot start is a failure, never a skip.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { patroniDemoEngine } from "../demo/demo-engines.js";
@@ -39,6 +40,15 @@ if (cluster !== undefined) {
   defineReplicaReads(() => running);
   defineReadYourWrites(() => running);
   definePatroniFailover(() => running);
+  test("the cluster is healthy with two synchronous standbys only once both are: an asynchronous one never passes", async () => {
+    // What the suites above rely on before they read on replicas. An empty synchronous_standby_names (outside
+    // synchronous_mode here, and in synchronous_mode before Patroni has assigned a standby) makes every commit
+    // asynchronous; the cluster once passed for healthy then, and a suite read on a replica a row it had not
+    // replayed yet.
+    await running.configure({ synchronous_mode: false });
+    await running.waitHealthy();
+    await assert.rejects(running.waitHealthy(3000, 2), /0 synchronous of 2 asked for \(synchronous_standby_names ''\)/);
+  });
 } else {
   reportUnreachable("PostgreSQL on Patroni", reason ?? "unknown");
 }

@@ -82,7 +82,9 @@ export interface PatroniCluster {
   leader(): Promise<number>;
   /**
    * Waits until the cluster has a leader and every other node streams from it, with at least
-   * `synchronousStandbys` of them synchronous (default 1 in synchronous mode); answers the leader's index.
+   * `synchronousStandbys` of those nodes synchronous (default: what the cluster's configuration asks for now,
+   * `synchronous_node_count` in synchronous mode and none outside it); answers the leader's index. Only the
+   * cluster's members count: a `pg_basebackup` cloning a replica also streams from the leader.
    */
   waitHealthy(timeoutMs?: number, synchronousStandbys?: number): Promise<number>;
   /** Kills the leader's postmaster with SIGKILL (as a crash would); answers the index of the node killed. */
@@ -290,6 +292,20 @@ async function membersOf(state: PatroniClusterState): Promise<ClusterMember[] | 
   return undefined;
 }
 
+/**
+ * How many synchronous standbys the cluster's dynamic configuration asks for now: `synchronous_node_count` (1
+ * when unset) in `synchronous_mode`, 0 outside it; undefined when no node answers.
+ */
+async function synchronousStandbysConfigured(state: PatroniClusterState): Promise<number | undefined> {
+  for (const node of state.nodes) {
+    const answer = await rest(node, "/config");
+    if (answer?.status !== 200) continue;
+    const configuration = answer.body as { synchronous_mode?: boolean; synchronous_node_count?: number };
+    return configuration.synchronous_mode === true ? (configuration.synchronous_node_count ?? 1) : 0;
+  }
+  return undefined;
+}
+
 /** The last lines of a node's Patroni log, for an error message. */
 function tailOfLogs(state: PatroniClusterState): string {
   const parts: string[] = [];
@@ -341,31 +357,38 @@ export function patroniClusterOf(state: PatroniClusterState): PatroniCluster {
     const name = members?.find((member) => member.role === "leader" && member.state === "running")?.name;
     return name === undefined ? -1 : state.nodes.findIndex((node) => node.name === name);
   };
-  const waitHealthy = async (timeoutMs = 120_000, synchronousStandbys = 1): Promise<number> => {
+  const waitHealthy = async (timeoutMs = 120_000, synchronousStandbys?: number): Promise<number> => {
     const deadline = Date.now() + timeoutMs;
     let last = "";
     while (Date.now() < deadline) {
       const index = await leader();
-      if (index >= 0) {
+      const wanted = synchronousStandbys ?? (await synchronousStandbysConfigured(state));
+      if (index >= 0 && wanted !== undefined) {
         const client = new pg.Client({ connectionString: nodeUrl(index), connectionTimeoutMillis: 2000 });
         client.on("error", () => {});
         try {
           await client.connect();
+          // The members only, by the application_name Patroni gives their WAL receivers: while a replica is being
+          // cloned, pg_basebackup's own WAL stream is a walsender in state 'streaming' too, and counting those once
+          // let a cluster with no replica yet (and synchronous_standby_names still empty) pass for healthy.
           const { rows } = await client.query<{ streaming: number; sync: number; mode: string }>(
             `SELECT count(*)::int AS streaming, count(*) FILTER (WHERE sync_state IN ('sync', 'quorum'))::int AS sync,
                     current_setting('synchronous_standby_names') AS mode
-               FROM pg_stat_replication WHERE state = 'streaming'`,
+               FROM pg_stat_replication WHERE state = 'streaming' AND application_name = ANY($1)`,
+            [state.nodes.filter((_, each) => each !== index).map((node) => node.name)],
           );
           const { streaming, sync, mode } = rows[0];
-          if (streaming === state.nodes.length - 1 && (mode === "" || sync >= synchronousStandbys)) return index;
-          last = `${streaming} streaming, ${sync} synchronous (synchronous_standby_names '${mode}')`;
+          // Synchronous standbys asked for are counted, never assumed: an empty synchronous_standby_names in
+          // synchronous mode means Patroni has not assigned any yet, and every commit is then asynchronous.
+          if (streaming === state.nodes.length - 1 && sync >= wanted) return index;
+          last = `${streaming} members streaming, ${sync} synchronous of ${wanted} asked for (synchronous_standby_names '${mode}')`;
         } catch (error) {
           last = (error as Error).message;
         } finally {
           await client.end().catch(() => {});
         }
       } else {
-        last = "no leader";
+        last = index < 0 ? "no leader" : "no node answered GET /config";
       }
       await sleep(250);
     }
