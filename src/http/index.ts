@@ -13,6 +13,7 @@ export {
   type HttpStreamProducer,
   type HttpStreamSink,
 } from "./exchange/http-response.js";
+export { HttpStreamPiece } from "./exchange/http-stream-piece.js";
 export { HttpUser } from "./exchange/http-user.js";
 export { HttpCorsConfig } from "./server/http-cors-config.js";
 export { HttpController, type HttpControllerClass } from "./exchange/http-controller.js";

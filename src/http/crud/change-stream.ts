@@ -10,6 +10,7 @@ import { HttpError } from "../exchange/http-errors.js";
 import { HttpStatus } from "../exchange/http-messages.js";
 import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse, HttpStreamSink } from "../exchange/http-response.js";
+import { HttpStreamPiece } from "../exchange/http-stream-piece.js";
 import { CrudMessages } from "./crud-messages.js";
 import { filterColumnsFor } from "./filter-columns.js";
 import { changeRecordFor } from "../../changes/change-policy.js";
@@ -136,8 +137,9 @@ const catchUpBatch = 500;
 /**
  * One client's change stream. It catches up from where the client resumes (from the hub's memory, or reading the
  * database when it is further behind), then takes each batch the hub reads as it arrives and writes, without
- * waiting, the events its client may receive: one pass over the batch, each event's text made once per change (and
- * per view under a policy) for every stream. The stream ends when the client goes, the server stops, or the
+ * waiting, the events its client may receive: one pass over the batch, each event encoded and framed once per
+ * change (and per view under a policy) for every stream and written as those bytes (`HttpStreamSink.writePiece`),
+ * a batch's events in one write to the connection. The stream ends when the client goes, the server stops, or the
  * client leaves more than `maxPendingBytes` unread.
  */
 class ChangeStream implements ChangeReceiver {
@@ -193,8 +195,7 @@ class ChangeStream implements ChangeReceiver {
   receive(changes: readonly StoredChange[]): void {
     if (!this.#live || this.#ended) return;
     try {
-      this.#send(changes);
-      this.#cutWhenBehind();
+      this.#cutWhenBehind(this.#send(changes));
     } catch (error) {
       this.#finish(error);
     }
@@ -203,7 +204,7 @@ class ChangeStream implements ChangeReceiver {
   /** A heartbeat tick: a comment when nothing was written since the last one (proxies then keep the connection). */
   beat(): void {
     if (this.#ended) return;
-    if (!this.#wrote) (this.#sink as HttpStreamSink).write(": heartbeat\n\n");
+    if (!this.#wrote) (this.#sink as HttpStreamSink).writePiece(heartbeat);
     this.#wrote = false;
     this.#cutWhenBehind();
   }
@@ -216,40 +217,60 @@ class ChangeStream implements ChangeReceiver {
       if (kept !== undefined) {
         // From here on every record the hub reads comes to `receive`: nothing between the memory and them is missed.
         this.#live = true;
-        this.#send(kept);
+        const pending = this.#send(kept);
         if (head > this.#cursor) this.#cursor = head;
-        this.#cutWhenBehind();
+        this.#cutWhenBehind(pending);
         return;
       }
       const changes = await this.#hub.after(this.#cursor, this.#selection, catchUpBatch);
       if (this.#ended) return;
-      this.#send(changes);
+      const pending = this.#send(changes);
       // Fewer than a batch: every record up to the head was looked at, not only those this client takes.
       if (changes.length < catchUpBatch && head > this.#cursor) this.#cursor = head;
-      if (this.#cutWhenBehind()) return;
+      if (this.#cutWhenBehind(pending)) return;
     }
   }
 
-  #send(changes: readonly StoredChange[]): void {
+  /**
+   * Writes the events of `changes` that this client takes, and answers the bytes it then leaves unread: for a batch of
+   * several, counted while the batch is still held for its one write to the connection (a batch bigger than what
+   * the client may leave unread counts whole, as it always did).
+   */
+  #send(changes: readonly StoredChange[]): number {
     const sink = this.#sink as HttpStreamSink;
-    const tenant = this.#tenant;
-    for (const change of changes) {
-      if (change.position <= this.#cursor) continue;
-      this.#cursor = change.position;
-      const entity = this.#byEntity.get(change.entity);
-      if (entity === undefined) continue;
-      if (tenant !== undefined && change.tenant !== null && change.tenant !== tenant) continue;
-      if (!changeMeets(change, entity.conditions)) continue;
-      const text = entity.policy === undefined ? eventOf(change) : policyEventOf(change, entity.policy);
-      if (text === undefined) continue;
-      sink.write(text);
-      this.#wrote = true;
+    // Several events go out in one write to the connection, not one each.
+    const several = changes.length > 1;
+    let held = 0;
+    if (several) sink.cork();
+    try {
+      const tenant = this.#tenant;
+      for (const change of changes) {
+        if (change.position <= this.#cursor) continue;
+        this.#cursor = change.position;
+        const entity = this.#byEntity.get(change.entity);
+        if (entity === undefined) continue;
+        if (tenant !== undefined && change.tenant !== null && change.tenant !== tenant) continue;
+        if (!changeMeets(change, entity.conditions)) continue;
+        const event = entity.policy === undefined ? eventOf(change) : policyEventOf(change, entity.policy);
+        if (event === undefined) continue;
+        sink.writePiece(event);
+        this.#wrote = true;
+      }
+    } finally {
+      if (several) {
+        held = sink.pendingBytes;
+        sink.uncork();
+      }
     }
+    return several ? held : sink.pendingBytes;
   }
 
-  /** Ends the stream when its client left more than `maxPendingBytes` unread (it resumes with `Last-Event-ID`); true then. */
-  #cutWhenBehind(): boolean {
-    if ((this.#sink as HttpStreamSink).pendingBytes <= this.#settings.maxPendingBytes) return false;
+  /**
+   * Ends the stream when its client left more than `maxPendingBytes` unread (`pending`, by default what waits now; it
+   * resumes with `Last-Event-ID`); true then.
+   */
+  #cutWhenBehind(pending = (this.#sink as HttpStreamSink).pendingBytes): boolean {
+    if (pending <= this.#settings.maxPendingBytes) return false;
     this.#finish();
     return true;
   }
@@ -303,20 +324,37 @@ class Heartbeats {
 }
 const heartbeats = new Heartbeats();
 
-/** The event text of each change, made once however many streams send it (a hub's records are shared). */
-const events = new WeakMap<StoredChange, string>();
+/** A heartbeat: a comment, the same piece for every stream. */
+const heartbeat = new HttpStreamPiece(": heartbeat\n\n");
 
-function eventOf(change: StoredChange): string {
-  let text = events.get(change);
-  if (text === undefined) {
-    text = `id: ${change.position}\ndata: ${changeRecordJson(change)}\n\n`;
-    events.set(change, text);
+/** The event of each change, encoded and framed once however many streams send it (a hub's records are shared). */
+const events = new WeakMap<StoredChange, HttpStreamPiece>();
+
+function eventOf(change: StoredChange): HttpStreamPiece {
+  let event = events.get(change);
+  if (event === undefined) {
+    event = new HttpStreamPiece(`id: ${change.position}\ndata: ${changeRecordJson(change)}\n\n`);
+    events.set(change, event);
   }
-  return text;
+  return event;
 }
 
-/** The event text of a change for a caller under `policy` (its record made once per view), or undefined when it may not see it. */
-function policyEventOf(change: StoredChange, policy: CallerPolicy): string | undefined {
+/** The events of each change under policies, by the text of its record in each view (a view's record is one string). */
+const viewEvents = new WeakMap<StoredChange, Map<string, HttpStreamPiece>>();
+
+/**
+ * The event of a change for a caller under `policy` (made once per change and view, like its record), or undefined
+ * when the caller may not see it.
+ */
+function policyEventOf(change: StoredChange, policy: CallerPolicy): HttpStreamPiece | undefined {
   const record = changeRecordFor(change, policy);
-  return record === undefined ? undefined : `id: ${change.position}\ndata: ${record}\n\n`;
+  if (record === undefined) return undefined;
+  let byRecord = viewEvents.get(change);
+  if (byRecord === undefined) viewEvents.set(change, (byRecord = new Map()));
+  let event = byRecord.get(record);
+  if (event === undefined) {
+    event = new HttpStreamPiece(`id: ${change.position}\ndata: ${record}\n\n`);
+    byRecord.set(record, event);
+  }
+  return event;
 }

@@ -1,5 +1,6 @@
 import type { HttpNameValue } from "./http-request.js";
 import { HttpDefaults, HttpStatus } from "./http-messages.js";
+import type { HttpStreamPiece } from "./http-stream-piece.js";
 
 /**
  * Where a streamed body goes (`HttpResponse.stream`): text written as it is produced, to a client that may read
@@ -8,6 +9,19 @@ import { HttpDefaults, HttpStatus } from "./http-messages.js";
 export interface HttpStreamSink {
   /** Writes text; false when the client has not taken what was written before (the text is queued meanwhile). */
   write(text: string): boolean;
+  /**
+   * Writes a piece made once for many responses (`HttpStreamPiece`); answers as `write`. On a chunked body whose
+   * response holds nothing back, its chunk goes to the connection as it was framed, with no encoding or framing
+   * of its own.
+   */
+  writePiece(piece: HttpStreamPiece): boolean;
+  /**
+   * Holds what is written from now on until `uncork`, which sends it in one write to the connection (a `cork`
+   * while corked does nothing: the first `uncork` sends).
+   */
+  cork(): void;
+  /** Sends what was written since `cork`. */
+  uncork(): void;
   /** The bytes written that the client has not taken yet. */
   readonly pendingBytes: number;
   /** Aborted when the client goes away or the server stops: the producer then returns. */
