@@ -45,6 +45,13 @@ export interface Connection {
   ): unknown[][][] | undefined;
   /** Runs a statement and answers the number of rows it changed. */
   execute(sql: string, parameters: readonly unknown[]): Promise<number>;
+  /**
+   * Runs a statement at once and answers the number of rows it changed, when the engine runs statements
+   * synchronously and nothing makes this one wait (as `queryNow`); undefined means "use `execute`". A statement
+   * that fails throws. Optional: engines that talk to a server leave it out.
+   * @internal A fast path, not public API.
+   */
+  executeNow?(sql: string, parameters: readonly unknown[]): number | undefined;
   /** Starts a transaction. */
   begin(): Promise<void>;
   /** Commits the transaction. */
@@ -53,6 +60,12 @@ export interface Connection {
   rollback(): Promise<void>;
   /** Answers the next primary key for a table (a real sequence that already exists, or on SQLite a key table in the file: docs/engines.md). */
   nextId(sequence: string, table: string, keyColumn: string): Promise<number>;
+  /**
+   * `nextId` at once, when the engine runs statements synchronously and nothing makes this one wait (as
+   * `queryNow`); undefined means "use `nextId`". Optional: engines that talk to a server leave it out.
+   * @internal A fast path, not public API.
+   */
+  nextIdNow?(sequence: string, table: string, keyColumn: string): number | undefined;
   /**
    * Answers `count` next primary keys at once (one round trip where the engine can). Optional: without it the
    * session calls `nextId` `count` times.

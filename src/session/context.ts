@@ -7,7 +7,7 @@ import { compileApplicationSql } from "../sql/named-parameters.js";
 import { deleteAll, drawKeys, insertAll, updateAll } from "./batch-writes.js";
 import { EntityMaterializer } from "./entity-materializer.js";
 import { IdentityMap } from "./identity-map.js";
-import { type RetryOption, retryPolicyOf, runWithRetry } from "./retry-policy.js";
+import { type RetryOption, retryPolicyOf, runWithRetry, runWithRetryNow } from "./retry-policy.js";
 import type { GetOptions, TransactionOptions } from "./session-options.js";
 import { SessionConnection } from "./session-connection.js";
 import { SessionReads } from "./session-reads.js";
@@ -294,6 +294,37 @@ export class Context implements AsyncDisposable {
     return id;
   }
 
+  /**
+   * `setSequenceId` without a promise when none is needed: the key drawn at once from an engine that draws keys
+   * synchronously, otherwise the promise `setSequenceId` answers. Throws what `setSequenceId` would reject with. A
+   * context whose `setSequenceId` or `nextId` is not this class's own draws through it.
+   * @internal The seam of hot paths such as the CRUD writer.
+   */
+  setSequenceIdNow<T extends object>(entity: T): number | Promise<number> {
+    if (this.setSequenceId !== ownSetSequenceId) return this.setSequenceId(entity);
+    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
+    const id = this.nextIdNow(mapping.entityClass);
+    if (typeof id !== "number") return id.then((drawn) => this.#drawn(mapping, entity, drawn));
+    return this.#drawn(mapping, entity, id);
+  }
+
+  /** The entity gets the key drawn for it, and the insert knows it was drawn. */
+  #drawn<T extends object>(mapping: EntityMapping<T>, entity: T, id: number): number {
+    mapping.primaryKey.set(entity, id);
+    this.#writes.markDrawn(entity, id);
+    return id;
+  }
+
+  /**
+   * `nextId` without a promise when the engine draws keys synchronously; otherwise `nextId`'s promise (also for
+   * a context whose `nextId` is not this class's own).
+   * @internal The seam of hot paths such as the CRUD writer.
+   */
+  nextIdNow<T extends object>(entityClass: EntityClass<T>): number | Promise<number> {
+    if (this.nextId !== ownNextId) return this.nextId(entityClass);
+    return this.#writes.nextIdNow(entityClass);
+  }
+
   /** `setSequenceId` for the entities (of one class) without a positive key, drawn together where the engine can. */
   setSequenceIds<T extends object>(entities: readonly T[]): Promise<void> {
     return drawKeys(this.#writes, entities);
@@ -312,7 +343,23 @@ export class Context implements AsyncDisposable {
    * `UniqueViolationError` with `onPrimaryKey` true (never a row of someone else changed).
    */
   insert<T extends object>(entity: T): Promise<void> {
-    return this.#writes.insert(entity);
+    try {
+      return this.#writes.insertNow(entity) ?? Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * `insert` without a promise when none is needed (a write with no events, validators, change feed or caller's
+   * scope, on an engine that runs statements synchronously): undefined once the row is written; otherwise the
+   * promise `insert` answers. Throws what `insert` would reject with. A context whose `insert` is not this class's
+   * own inserts through it.
+   * @internal The seam of hot paths such as the CRUD writer.
+   */
+  insertNow<T extends object>(entity: T): Promise<void> | undefined {
+    if (this.insert !== ownInsert) return this.insert(entity);
+    return this.#writes.insertNow(entity);
   }
 
   /**
@@ -351,7 +398,21 @@ export class Context implements AsyncDisposable {
    * No row changed raises `ConcurrentUpdateError`.
    */
   update<T extends object>(entity: T): Promise<void> {
-    return this.#writes.update(entity);
+    try {
+      return this.#writes.updateNow(entity) ?? Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * `update` without a promise when none is needed, as `insertNow`. A context whose `update` is not this class's
+   * own updates through it.
+   * @internal The seam of hot paths such as the CRUD writer.
+   */
+  updateNow<T extends object>(entity: T): Promise<void> | undefined {
+    if (this.update !== ownUpdate) return this.update(entity);
+    return this.#writes.updateNow(entity);
   }
 
   /**
@@ -375,7 +436,22 @@ export class Context implements AsyncDisposable {
 
   /** Reads the entity's row again into the same object; its detail lists are cleared and reload on next access. */
   refresh<T extends object>(entity: T): Promise<void> {
-    return this.#reads.refresh(entity);
+    try {
+      return this.#reads.refreshNow(entity) ?? Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * `refresh` without a promise when the engine reads synchronously: undefined once the entity is read again;
+   * otherwise the promise `refresh` answers. Throws what `refresh` would reject with. A context whose `refresh` is
+   * not this class's own reads through it.
+   * @internal The seam of hot paths such as the CRUD writer.
+   */
+  refreshNow<T extends object>(entity: T): Promise<void> | undefined {
+    if (this.refresh !== ownRefresh) return this.refresh(entity);
+    return this.#reads.refreshNow(entity);
   }
 
   /**
@@ -400,6 +476,19 @@ export class Context implements AsyncDisposable {
     const policy = this.#transaction.active ? undefined : retryPolicyOf(retry);
     if (policy === undefined) return work();
     return runWithRetry(policy, work, this.#recover);
+  }
+
+  /**
+   * `retrying` for work that may finish at once: its value when the first attempt answers one (no promise),
+   * otherwise a promise, as `retrying` answers; the retries always come after a wait. A context whose
+   * `retrying` is not this class's own runs the work through it.
+   * @internal The seam of hot paths such as the CRUD writer.
+   */
+  retryingNow<R>(work: () => R | Promise<R>, retry: RetryOption = true): R | Promise<R> {
+    if (this.retrying !== ownRetrying) return this.retrying(() => promised(work), retry);
+    const policy = this.#transaction.active ? undefined : retryPolicyOf(retry);
+    if (policy === undefined) return work();
+    return runWithRetryNow(policy, work, this.#recover);
   }
 
   /** Before a retry: nothing read in the failed attempt is trusted, and a lost connection is given up for a new one. */
@@ -461,3 +550,20 @@ export class Context implements AsyncDisposable {
 
 /** `Context`'s own `tryGet`: a context with another one is read through it (see `tryGetNow`). */
 const ownTryGet = Context.prototype.tryGet;
+/** `Context`'s own methods that the `*Now` seams stand for: a context that overrides one is served through its override. */
+const ownSetSequenceId = Context.prototype.setSequenceId;
+const ownNextId = Context.prototype.nextId;
+const ownInsert = Context.prototype.insert;
+const ownUpdate = Context.prototype.update;
+const ownRefresh = Context.prototype.refresh;
+const ownRetrying = Context.prototype.retrying;
+
+/** What `work` answers, as a promise: its value resolved, or its throw as a rejection. */
+function promised<R>(work: () => R | Promise<R>): Promise<R> {
+  try {
+    const result = work();
+    return result instanceof Promise ? result : Promise.resolve(result);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

@@ -15,12 +15,38 @@ const maxKeyAttempts = 32;
  * replaced by `drawNext()`, up to 32 times, so that an id a client chose ahead of the sequence never breaks
  * this insert; a taken key the caller chose raises `UniqueViolationError` naming the entity and the key.
  */
-export async function insertRow(
+export function insertRow(
   connection: Connection,
   statements: EntityStatements,
   entity: object,
   drawn: boolean,
   drawNext: () => Promise<number>,
+): Promise<void> | undefined {
+  // At once where the engine can: undefined when the row went in at the first attempt (no promise at all).
+  if (connection.executeNow !== undefined) {
+    let changed: number | undefined;
+    try {
+      changed = connection.executeNow(statements.insertSql, columnValues(statements.insertColumns, entity, statements.dialect));
+    } catch (error) {
+      return insertAttempts(connection, statements, entity, drawn, drawNext, { error });
+    }
+    if (changed !== undefined)
+      return changed > 0 ? undefined : insertAttempts(connection, statements, entity, drawn, drawNext, { changed });
+  }
+  return insertAttempts(connection, statements, entity, drawn, drawNext, undefined);
+}
+
+/** The outcome of an INSERT already sent: the rows it inserted, or its failure. */
+type InsertOutcome = { readonly changed: number } | { readonly error: unknown };
+
+/** `insertRow`'s attempts; the first one's outcome is `first` when its statement was run already. */
+async function insertAttempts(
+  connection: Connection,
+  statements: EntityStatements,
+  entity: object,
+  drawn: boolean,
+  drawNext: () => Promise<number>,
+  first: InsertOutcome | undefined,
 ): Promise<void> {
   const mapping = statements.mapping;
   for (let attempt = 1; ; attempt++) {
@@ -36,7 +62,11 @@ export async function insertRow(
         },
       );
     try {
-      if ((await connection.execute(statements.insertSql, columnValues(statements.insertColumns, entity, statements.dialect))) > 0) return;
+      const changed =
+        attempt === 1 && first !== undefined
+          ? outcomeOf(first)
+          : await connection.execute(statements.insertSql, columnValues(statements.insertColumns, entity, statements.dialect));
+      if (changed > 0) return;
       if (!drawn || attempt >= maxKeyAttempts) throw taken();
     } catch (error) {
       if (!(error instanceof UniqueViolationError) || error.onPrimaryKey === false || error.entity !== undefined) throw error;
@@ -50,6 +80,12 @@ export async function insertRow(
     }
     mapping.primaryKey.set(entity, await drawNext());
   }
+}
+
+/** The rows an INSERT already sent inserted; throws its failure. */
+function outcomeOf(outcome: InsertOutcome): number {
+  if ("error" in outcome) throw outcome.error;
+  return outcome.changed;
 }
 
 /** How many values one multi-row statement binds at most (SQLite allows 32766, the server engines 65535). */

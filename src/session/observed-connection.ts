@@ -121,6 +121,29 @@ export class ObservedSyncConnection extends ObservedConnection {
     return rows;
   }
 
+  /** @internal A fast path, not API (see `Connection.executeNow`). */
+  executeNow(sql: string, parameters: readonly unknown[]): number | undefined {
+    const connection = this.connection;
+    if (connection.executeNow === undefined) return undefined;
+    const observer = this.observer;
+    const token = observer.statementStarted(sql, this.system);
+    let changed: number | undefined;
+    try {
+      changed = connection.executeNow(sql, parameters);
+    } catch (error) {
+      observer.statementEnded(token, error);
+      throw error;
+    }
+    // undefined: the engine could not run it now, and `execute` will run (and report) it; the token is dropped
+    if (changed !== undefined) observer.statementEnded(token, undefined);
+    return changed;
+  }
+
+  /** @internal A fast path, not API (see `Connection.nextIdNow`); not reported, as `nextId` is not. */
+  nextIdNow(sequence: string, table: string, keyColumn: string): number | undefined {
+    return this.connection.nextIdNow?.(sequence, table, keyColumn);
+  }
+
   /** @internal A fast path, not API (see `Connection.queryAllNow`). */
   queryAllNow(queries: readonly NowQuery[]): unknown[][][] | undefined {
     const connection = this.connection;

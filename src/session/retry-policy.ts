@@ -56,19 +56,54 @@ export function isRetryable(error: unknown): error is TransientDatabaseError {
  * Runs `work`, and runs it again after a failure that `isRetryable` accepts, up to the policy's retries,
  * calling `recover` with the failure before each wait. Any other failure, and the last one, is thrown as is.
  */
-export async function runWithRetry<R>(
+export function runWithRetry<R>(policy: RetryPolicy, work: () => Promise<R>, recover: (error: TransientDatabaseError) => void): Promise<R> {
+  return retryAfter(policy, work, recover, 1);
+}
+
+/**
+ * `runWithRetry` for work that may finish at once: its value when the first attempt answers one (no promise, no
+ * reaction), its promise when it answers one, and the retries (always after a wait) once an attempt fails.
+ */
+export function runWithRetryNow<R>(
   policy: RetryPolicy,
-  work: () => Promise<R>,
+  work: () => R | Promise<R>,
   recover: (error: TransientDatabaseError) => void,
-): Promise<R> {
-  for (let retry = 1; ; retry++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (retry > policy.retries || !isRetryable(error)) throw error;
-      recover(error);
-      statementObservation.current?.retried(error);
-      await new Promise((resolve) => setTimeout(resolve, retryDelay(policy, retry)));
-    }
+): R | Promise<R> {
+  let first: R | Promise<R>;
+  try {
+    first = work();
+  } catch (error) {
+    return retryFailed(policy, work, recover, error, 1);
   }
+  if (!(first instanceof Promise)) return first;
+  return first.catch((failure: unknown) => retryFailed(policy, work, recover, failure, 1));
+}
+
+/** The attempts of `runWithRetry` from attempt `retry` (1 for the first) on. */
+async function retryAfter<R>(
+  policy: RetryPolicy,
+  work: () => R | Promise<R>,
+  recover: (error: TransientDatabaseError) => void,
+  retry: number,
+): Promise<R> {
+  try {
+    return await work();
+  } catch (error) {
+    return retryFailed(policy, work, recover, error, retry);
+  }
+}
+
+/** After failed attempt `retry`: thrown on when it may not be retried, otherwise recovered from, waited for and retried. */
+async function retryFailed<R>(
+  policy: RetryPolicy,
+  work: () => R | Promise<R>,
+  recover: (error: TransientDatabaseError) => void,
+  error: unknown,
+  retry: number,
+): Promise<R> {
+  if (retry > policy.retries || !isRetryable(error)) throw error;
+  recover(error);
+  statementObservation.current?.retried(error);
+  await new Promise((resolve) => setTimeout(resolve, retryDelay(policy, retry)));
+  return retryAfter(policy, work, recover, retry + 1);
 }

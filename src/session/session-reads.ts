@@ -119,8 +119,11 @@ export class SessionReads {
     return { count: Number(rows[0][countColumn]), entities: rows.map((row) => this.#entities.materialize(mapping, row)) };
   }
 
-  /** `Context.refresh`: reads the entity's row again into the same object. */
-  async refresh<T extends object>(entity: T): Promise<void> {
+  /**
+   * `Context.refresh`: reads the entity's row again into the same object; at once where the engine can (then
+   * undefined, or a throw when the row is gone), otherwise the promise of it.
+   */
+  refreshNow<T extends object>(entity: T): Promise<void> | undefined {
     const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
     const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
     const statement = statements.selectById(
@@ -129,7 +132,16 @@ export class SessionReads {
       sessionTenant(this.#tenants, mapping),
       this.#guard(mapping, "read"),
     );
-    const rows = await this.#query(statement, statements.exactIntegers);
+    const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
+    if (rows !== undefined) {
+      this.#refill(mapping, entity, rows);
+      return undefined;
+    }
+    return this.#query(statement, statements.exactIntegers).then((read) => this.#refill(mapping, entity, read));
+  }
+
+  /** The entity filled again from the first of `rows`; `EntityNotFoundError` when there is none. */
+  #refill<T extends object>(mapping: EntityMapping<T>, entity: T, rows: unknown[][]): void {
     if (rows.length === 0) throw new EntityNotFoundError(mapping.name, mapping.idOf(entity));
     this.#entities.fill(mapping, entity, rows[0]);
   }

@@ -15,7 +15,7 @@ import type { SessionConnection } from "./session-connection.js";
 import { SessionMessages } from "./session-messages.js";
 import type { TransactionScope } from "./transaction-scope.js";
 import { type ChangeAction, changeRecorder } from "./change-capture.js";
-import { applyRelations, isSingleStatement, restoreRelations, stamp, writableMapping, writeByKey } from "./write-values.js";
+import { applyRelations, isSingleStatement, restoreRelations, stamp, writableMapping, writeByKey, writeByKeyNow } from "./write-values.js";
 import { type CallerPolicy, entityValues } from "../policy/caller-policy.js";
 import { conditionHolds } from "../filter/condition-match.js";
 import { PolicyMessages } from "../policy/policy-messages.js";
@@ -173,9 +173,16 @@ export class SessionWrites implements BatchSession {
     const mapping = EntityMapping.of(entityClass);
     if (mapping.sequenceName === undefined) throw new TenonError(SessionMessages.noSequence(mapping.name));
     const connection = await this.#connection.acquire();
-    const id = await connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName);
-    if (!(id >= 1 && id <= int32Range.max)) throw new KeyRangeError(SessionMessages.keyOutOfRange(mapping.name, mapping.sequenceName, id));
-    return id;
+    return checkedKey(mapping, await connection.nextId(mapping.sequenceName, mapping.tableName, mapping.primaryKey.columnName));
+  }
+
+  /** `nextId` at once where the engine draws keys synchronously (`Connection.nextIdNow`), else its promise. */
+  nextIdNow(entityClass: EntityClass): number | Promise<number> {
+    const mapping = EntityMapping.of(entityClass);
+    const sequence = mapping.sequenceName;
+    const id =
+      sequence === undefined ? undefined : this.#connection.now()?.nextIdNow?.(sequence, mapping.tableName, mapping.primaryKey.columnName);
+    return id === undefined ? this.nextId(entityClass) : checkedKey(mapping, id);
   }
 
   /** `Context.insert`. */
@@ -202,6 +209,75 @@ export class SessionWrites implements BatchSession {
       this.inserted(mapping, entity);
       if (mapping.changeFeed !== undefined) await this.captured(mapping, [entity], "insert");
     });
+  }
+
+  /**
+   * `Context.insert`, at once where it can be (a plain write, see `#plainConnection`, on an engine that runs
+   * statements synchronously): undefined when the row is written, otherwise the promise of the write. Throws
+   * what the promise would reject with when it failed at once.
+   */
+  insertNow(entity: object): Promise<void> | undefined {
+    const mapping = writableMapping(entity);
+    const connection = this.#plainConnection("insert", mapping);
+    if (connection === undefined) return this.insert(entity);
+    const statements = sessionStatements(this.session, mapping, this.session.database.dialect);
+    const id = mapping.primaryKey.get(entity);
+    const chosen = typeof id === "number" && id > 0;
+    const drawn = !chosen || this.isDrawn(entity, id);
+    if (chosen) return this.#insertPlain(connection, statements, entity, drawn);
+    const next = this.session.nextIdNow(mapping.entityClass);
+    if (typeof next !== "number") {
+      return next.then((key) => {
+        mapping.primaryKey.set(entity, key);
+        return this.#insertPlain(connection, statements, entity, drawn);
+      });
+    }
+    mapping.primaryKey.set(entity, next);
+    return this.#insertPlain(connection, statements, entity, drawn);
+  }
+
+  /** The rest of a plain insert, once the entity has its key: the steps of `insert`'s statement that apply to it. */
+  #insertPlain(connection: Connection, statements: EntityStatements, entity: object, drawn: boolean): Promise<void> | undefined {
+    const mapping = statements.mapping;
+    mapping.versionColumn?.set(entity, 0);
+    stamp(mapping.audit.createdAt, mapping.audit.createdBy, entity, this.user());
+    // A plain write's entity has no `@Validator` methods: this validation throws or answers undefined.
+    validateEntity(mapping, entity, this.session);
+    const inserting = insertRow(connection, statements, entity, drawn, () => this.session.nextId(mapping.entityClass));
+    if (inserting !== undefined) return inserting.then(() => this.inserted(mapping, entity));
+    this.inserted(mapping, entity);
+    return undefined;
+  }
+
+  /** `Context.update`, at once where it can be, as `insertNow`. */
+  updateNow(entity: object): Promise<void> | undefined {
+    const mapping = writableMapping(entity);
+    const connection = this.#plainConnection("update", mapping);
+    if (connection === undefined) return this.update(entity);
+    const statements = sessionStatements(this.session, mapping, this.session.database.dialect);
+    stamp(mapping.audit.updatedAt, mapping.audit.updatedBy, entity, this.user());
+    // A plain write's entity has no `@Validator` methods: this validation throws or answers undefined.
+    validateEntity(mapping, entity, this.session);
+    const writing = writeByKeyNow(connection, statements, statements.updateSql, statements.updateColumns, entity, undefined);
+    if (writing !== undefined) return writing.then(() => this.deleted(mapping, entity));
+    // As in `update`: the next read of the key reads the committed row.
+    this.deleted(mapping, entity);
+    return undefined;
+  }
+
+  /**
+   * The connection of a plain write of `kind`, when it is one and the connection is at hand without waiting: a write
+   * outside a transaction that runs no application code and writes no change record (so one statement, as `#write`
+   * sends it), in a session where no caller's scope applies (no tenant, no policy, no check of references: unscoped,
+   * or without tenant column, policy or caller). Such a write is the general path's steps minus those that do not
+   * apply, run without a promise where the engine runs statements synchronously. Undefined otherwise.
+   */
+  #plainConnection(kind: EntityEventKind, mapping: EntityMapping): Connection | undefined {
+    const session = this.session;
+    if (!session.unscoped && (mapping.tenantColumn !== undefined || mapping.hasPolicy || session.onGetCurrentCaller !== undefined))
+      return undefined;
+    if (this.#transaction.active || mapping.changeFeed !== undefined || !isSingleStatement(kind, mapping)) return undefined;
+    return this.#connection.now();
   }
 
   /** `Context.update`. */
@@ -338,4 +414,11 @@ export class SessionWrites implements BatchSession {
       await runAfterEvents(kind, mapping, entity, session);
     });
   }
+}
+
+/** A key drawn from `mapping`'s sequence, refused outside the int32 key range. */
+function checkedKey(mapping: EntityMapping, id: number): number {
+  if (!(id >= 1 && id <= int32Range.max))
+    throw new KeyRangeError(SessionMessages.keyOutOfRange(mapping.name, mapping.sequenceName ?? "", id));
+  return id;
 }

@@ -51,10 +51,27 @@ export async function expectOneRow(
   mapping: EntityMapping,
   entity: object,
 ): Promise<void> {
-  const changed = await connection.execute(sql, parameters);
+  oneRowChanged(await connection.execute(sql, parameters), mapping, entity);
+}
+
+/** What `expectOneRow` checks once its statement ran and changed `changed` rows. */
+function oneRowChanged(changed: number, mapping: EntityMapping, entity: object): void {
   if (changed === 0) throw new ConcurrentUpdateError(mapping.name, mapping.idOf(entity));
   const version = mapping.versionColumn;
   if (version !== undefined) version.set(entity, (version.get(entity) as number) + 1);
+}
+
+/** The parameters of a write by key: the values of `columns`, the key (and version), then the tenant (see `writeByKey`). */
+function byKeyParameters(
+  statements: EntityStatements,
+  columns: readonly ColumnMapping[],
+  entity: object,
+  tenant: string | undefined,
+): unknown[] {
+  const parameters = [...columnValues(columns, entity, statements.dialect), ...keyValues(statements.mapping, entity)];
+  // A statement scoped by tenant ends with the tenant's placeholder (see `EntityStatements`).
+  if (tenant !== undefined) parameters.push(tenant);
+  return parameters;
 }
 
 /**
@@ -72,13 +89,32 @@ export function writeByKey(
   guard?: Condition,
 ): Promise<void> {
   const mapping = statements.mapping;
-  const parameters = [...columnValues(columns, entity, statements.dialect), ...keyValues(mapping, entity)];
-  // A statement scoped by tenant ends with the tenant's placeholder (see `EntityStatements`).
-  if (tenant !== undefined) parameters.push(tenant);
+  const parameters = byKeyParameters(statements, columns, entity, tenant);
   if (guard === undefined) return expectOneRow(connection, sql, parameters, mapping, entity);
   // A policy's guard follows: the statement changes the row only where the caller may.
   const guarded = statements.guarded(sql, parameters, guard);
   return expectOneRow(connection, guarded.sql, guarded.parameters, mapping, entity);
+}
+
+/**
+ * `writeByKey` without a policy's guard, run at once where the engine can (`Connection.executeNow`): undefined
+ * when the row was written, else `writeByKey`'s promise. Throws what `writeByKey` would reject with when the
+ * statement ran at once.
+ */
+export function writeByKeyNow(
+  connection: Connection,
+  statements: EntityStatements,
+  sql: string,
+  columns: readonly ColumnMapping[],
+  entity: object,
+  tenant: string | undefined,
+): Promise<void> | undefined {
+  const mapping = statements.mapping;
+  const parameters = byKeyParameters(statements, columns, entity, tenant);
+  const changed = connection.executeNow?.(sql, parameters);
+  if (changed === undefined) return expectOneRow(connection, sql, parameters, mapping, entity);
+  oneRowChanged(changed, mapping, entity);
+  return undefined;
 }
 
 /**

@@ -7,7 +7,7 @@ import { Mutex } from "../mutex.js";
 import { SqliteDialect } from "./sqlite-dialect.js";
 import { openSqlite, type SqliteDriverName, type SqliteHandle, type SqliteStatement } from "./sqlite-driver.js";
 import { sqliteError } from "./sqlite-errors.js";
-import { SqliteKeys } from "./sqlite-keys.js";
+import { type KeyStatements, SqliteKeys } from "./sqlite-keys.js";
 
 /** How to open the embedded SQLite engine. */
 export interface SqliteOptions {
@@ -51,6 +51,13 @@ export class SqliteDatabase implements Database {
   readonly #inexactStatements = new Map<string, Statement>();
   readonly #lock = new Mutex();
   readonly #keys = new SqliteKeys(this.dialect);
+  /** What the key allocator runs its statements through: this database's prepared statements. */
+  readonly #keyStatements: KeyStatements = {
+    get: (sql, parameters) => this.statement(sql).get(...parameters) as unknown[] | undefined,
+    run: (sql, parameters) => {
+      this.statement(sql).run(...parameters);
+    },
+  };
   readonly #filename: string;
   readonly #busyTimeout: number;
   #owner: SqliteConnection | undefined;
@@ -170,13 +177,8 @@ export class SqliteDatabase implements Database {
    * own, so that another process reserving at the same time waits for it.
    */
   nextId(owner: SqliteConnection, table: string, keyColumn: string): number {
-    const statements = {
-      get: (sql: string, parameters: readonly unknown[]) => this.statement(sql).get(...parameters) as unknown[] | undefined,
-      run: (sql: string, parameters: readonly unknown[]) => {
-        this.statement(sql).run(...parameters);
-      },
-    };
-    const reserved = this.#keys.fromBlock(statements, table, keyColumn);
+    const statements = this.#keyStatements;
+    const reserved = this.#keys.fromBlock(statements, table);
     if (reserved !== undefined) return reserved;
     if (this.owns(owner)) return this.#keys.reserve(statements, table, keyColumn);
     this.statement("BEGIN IMMEDIATE").run();
@@ -271,6 +273,12 @@ class SqliteConnection implements Connection {
     }
   }
 
+  /** @internal A fast path, not API (see `Connection.executeNow`). */
+  executeNow(sql: string, parameters: readonly unknown[]): number | undefined {
+    if (!this.#database.free(this)) return undefined;
+    return this.#database.run(() => Number(this.#database.statement(sql).run(...parameters).changes));
+  }
+
   async begin(): Promise<void> {
     await this.#database.lock(this);
     try {
@@ -304,6 +312,12 @@ class SqliteConnection implements Connection {
 
   async nextId(_sequence: string, table: string, keyColumn: string): Promise<number> {
     await this.#database.ready(this);
+    return this.#database.run(() => this.#database.nextId(this, table, keyColumn));
+  }
+
+  /** @internal A fast path, not API (see `Connection.nextIdNow`). */
+  nextIdNow(_sequence: string, table: string, keyColumn: string): number | undefined {
+    if (!this.#database.free(this)) return undefined;
     return this.#database.run(() => this.#database.nextId(this, table, keyColumn));
   }
 

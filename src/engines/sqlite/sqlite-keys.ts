@@ -27,6 +27,8 @@ const blockSize = 32;
 interface KeyBlock {
   next: number;
   end: number;
+  /** The query that tells whether a row has taken a key of the block (written once per block, not per key). */
+  readonly taken: string;
 }
 
 /**
@@ -74,13 +76,12 @@ export class SqliteKeys {
   }
 
   /** The next key of `table` from this process's block, or undefined when none is left (then `reserve`). */
-  fromBlock(statements: KeyStatements, table: string, keyColumn: string): number | undefined {
+  fromBlock(statements: KeyStatements, table: string): number | undefined {
     const block = this.#blocks.get(table.toLowerCase());
     if (block === undefined) return undefined;
-    const taken = `SELECT 1 FROM ${this.#dialect.quoteIdentifier(table)} WHERE ${this.#dialect.quoteIdentifier(keyColumn)} = ?`;
     while (block.next <= block.end) {
       const key = block.next++;
-      if (statements.get(taken, [key]) === undefined) return key;
+      if (statements.get(block.taken, [key]) === undefined) return key;
     }
     return undefined;
   }
@@ -115,7 +116,7 @@ export class SqliteKeys {
     }
     const end = Math.min(key + blockSize - 1, maxKey);
     statements.run(`INSERT INTO ${keyTable} (name, last) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last = excluded.last`, [name, end]);
-    this.#blocks.set(name, { next: key + 1, end });
+    this.#blocks.set(name, { next: key + 1, end, taken: `SELECT 1 FROM ${t} WHERE ${k} = ?` });
     return key;
   }
 }

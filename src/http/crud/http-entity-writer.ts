@@ -26,6 +26,18 @@ import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifMatchVersion, type TagVersion } from "./entity-tag.js";
 import type { HttpResponse } from "../exchange/http-response.js";
 import { keptByPolicy, refuseUnwritableMembers, requestPolicy } from "./policy-body.js";
+import { PerKeyCache } from "../../per-key-cache.js";
+
+/**
+ * The columns of an entity that JSON never reads and an update must keep from the stored row (see
+ * `#keepHiddenColumns`), worked out once per mapping. The tenant column is never in the UPDATE: it needs no
+ * stored value (and no read before the update).
+ */
+const hiddenColumns = new PerKeyCache<EntityMapping, readonly ColumnMapping[]>((mapping) =>
+  mapping.ownColumns.filter(
+    (column) => !isDeserialized(column) && column.auditRole === undefined && !column.isPrimaryKey && !column.isVersion && !column.isTenant,
+  ),
+);
 
 /** A writer event: receives the entity inside the write's transaction; throwing rolls the write back. */
 export type HttpEntityWriterEvent<T> = ((entity: T) => void | Promise<void>) | undefined;
@@ -133,8 +145,21 @@ export class HttpEntityWriter<T extends object> {
    * also when clients insert the same new id at once (the database's unique key decides, not a read before).
    * Answers the inserted entity, with details.
    */
-  async insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
-    const entity = await this.context.retrying(() => this.#insert(json), this.#retryOption());
+  insert(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+    // No async function: on the embedded engine a write with no writer events runs without a promise of its own,
+    // and the server's reaction to the one answered is the only one.
+    try {
+      const inserted = this.context.retryingNow(() => this.#insert(json), this.#retryOption());
+      if (inserted instanceof Promise) return inserted.then((entity) => this.#insertAnswer(entity, config));
+      const answer = this.#insertAnswer(inserted, config);
+      return answer instanceof Promise ? answer : Promise.resolve(answer);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The answer of an insert: the inserted entity's JSON. */
+  #insertAnswer(entity: T, config: JsonSerializerConfig): unknown {
     // Written at once when nothing of it expands: no statement ran, so there is nothing to retry.
     const written = this.context.toJsonNow(entity, config);
     if (!(written instanceof Promise)) return written;
@@ -147,26 +172,54 @@ export class HttpEntityWriter<T extends object> {
     }, this.#retryOption());
   }
 
-  async #insert(json: unknown): Promise<T> {
+  /** One attempt of `insert`, from the JSON body on: the entity, or the promise of it. */
+  #insert(json: unknown): T | Promise<T> {
     const entity = this.context.fromJson(this.entityClass, json);
     const policy = requestPolicy(this.context, this.#mapping);
     if (policy !== undefined) refuseUnwritableMembers(policy, json, entity, undefined);
     const id = this.context.getId(this.entityClass, json);
     const drawn = id === undefined || id <= 0;
+    let writing: Promise<void> | undefined;
     try {
-      await this.#write(this.onBeforeInsert !== undefined || this.onAfterInsert !== undefined, async () => {
-        if (drawn) await this.context.setSequenceId(entity);
-        await this.onBeforeInsert?.(entity);
-        await this.context.insert(entity);
-        await this.onApplyDetails?.(entity);
-        await this.onAfterInsert?.(entity);
-      });
+      if (this.onBeforeInsert === undefined && this.onAfterInsert === undefined && this.onApplyDetails === undefined) {
+        writing = this.#insertPlain(entity, drawn);
+      } else {
+        writing = this.context.transaction(async () => {
+          if (drawn) await this.context.setSequenceId(entity);
+          await this.onBeforeInsert?.(entity);
+          await this.context.insert(entity);
+          await this.onApplyDetails?.(entity);
+          await this.onAfterInsert?.(entity);
+        });
+      }
     } catch (error) {
-      if (!drawn && error instanceof UniqueViolationError && error.entity === this.#mapping.name && error.id === id)
-        throw new HttpError(HttpStatus.conflict, CrudMessages.idTaken(id));
-      throw error;
+      throw this.#insertFailure(error, drawn, id);
     }
-    return entity;
+    if (writing === undefined) return entity;
+    return writing.then(
+      () => entity,
+      (error: unknown) => {
+        throw this.#insertFailure(error, drawn, id);
+      },
+    );
+  }
+
+  /**
+   * An insert with no writer event, which needs no transaction of its own (see `#write`): the key drawn when the
+   * body has none, then the session's insert, each at once where the engine can. Undefined once written.
+   */
+  #insertPlain(entity: T, drawn: boolean): Promise<void> | undefined {
+    if (!drawn) return this.context.insertNow(entity);
+    const key = this.context.setSequenceIdNow(entity);
+    if (typeof key !== "number") return key.then(() => this.context.insertNow(entity));
+    return this.context.insertNow(entity);
+  }
+
+  /** What a failed insert answers: 409 for an id the body chose that a row has, otherwise the failure as it is. */
+  #insertFailure(error: unknown, drawn: boolean, id: number | undefined): unknown {
+    if (!drawn && id !== undefined && error instanceof UniqueViolationError && error.entity === this.#mapping.name && error.id === id)
+      return new HttpError(HttpStatus.conflict, CrudMessages.idTaken(id));
+    return error;
   }
 
   /**
@@ -174,19 +227,29 @@ export class HttpEntityWriter<T extends object> {
    * version), then reloads the row, since the body lacks the change-tracking columns. An absent id
    * answers 404, a stale version 409.
    */
-  async update(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
-    const tag = this.#ifMatchTag();
-    const body = tag === undefined ? json : this.#withTagVersion(json, tag);
-    const id = this.#idAndVersionOf(body);
-    const work = () =>
-      this.context.retrying(async () => {
-        const entity = this.context.fromJson(this.entityClass, body);
-        const keeping = this.#keepHiddenColumns(entity, id, body);
-        if (keeping !== undefined) await keeping;
-        return this.#update(entity, id);
-      }, this.#retryOption());
-    const entity = tag === undefined ? await work() : await this.#underTag(tag, id, work);
-    return this.#reloaded(entity, config);
+  update(json: unknown, config: JsonSerializerConfig = JsonSerializerConfig.withDetails): Promise<unknown> {
+    // No async function: as in `insert`, a write with no writer events costs no promise of its own where the
+    // engine runs statements synchronously.
+    try {
+      const tag = this.#ifMatchTag();
+      const body = tag === undefined ? json : this.#withTagVersion(json, tag);
+      const id = this.#idAndVersionOf(body);
+      const work = () => this.context.retryingNow(() => this.#updateBody(body, id), this.#retryOption());
+      const entity = tag === undefined ? work() : this.#underTag(tag, id, work);
+      if (entity instanceof Promise) return entity.then((written) => this.#reloaded(written, config));
+      const answer = this.#reloaded(entity, config);
+      return answer instanceof Promise ? answer : Promise.resolve(answer);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** One attempt of `update`, from the JSON body on: the entity, or the promise of it. */
+  #updateBody(body: unknown, id: number): T | Promise<T> {
+    const entity = this.context.fromJson(this.entityClass, body);
+    const keeping = this.#keepHiddenColumns(entity, id, body);
+    if (keeping !== undefined) return keeping.then(() => this.#update(entity, id));
+    return this.#update(entity, id);
   }
 
   /**
@@ -279,7 +342,7 @@ export class HttpEntityWriter<T extends object> {
    * Runs a write under `If-Match`: a tag of another id, or of an entity without a version column, never
    * matches, and a stale version or an absent entity answers 412 instead of 409 or 404.
    */
-  async #underTag<R>(tag: TagVersion | "*", id: number, work: () => Promise<R>): Promise<R> {
+  async #underTag<R>(tag: TagVersion | "*", id: number, work: () => R | Promise<R>): Promise<R> {
     if (tag !== "*" && (tag.id !== id || this.#mapping.versionColumn === undefined))
       throw new HttpError(HttpStatus.preconditionFailed, CrudMessages.preconditionFailed(id));
     try {
@@ -291,34 +354,68 @@ export class HttpEntityWriter<T extends object> {
     }
   }
 
-  /** The committed row of an update: the body lacks the change-tracking columns. */
-  #reloaded(entity: T, config: JsonSerializerConfig): Promise<unknown> {
+  /**
+   * The committed row of an update, as JSON (the body lacks the change-tracking columns), with its `ETag` on the
+   * response: at once where the engine reads synchronously and nothing of it expands, else the promise of it.
+   */
+  #reloaded(entity: T, config: JsonSerializerConfig): unknown {
     // Reads after the commit may be run again: they change nothing.
-    return this.context.retrying(async () => {
-      await this.context.refresh(entity);
-      // At once when nothing of it expands (no promise round); toJson's answer otherwise.
-      const written = this.context.toJsonNow(entity, config);
-      const json = written instanceof Promise ? await written : written;
-      const tag = this.response === undefined ? undefined : entityTagOf(entity, config);
-      if (tag !== undefined) this.response?.setHeader("ETag", tag);
-      return json;
-    }, this.#retryOption());
+    return this.context.retryingNow(() => this.#reload(entity, config), this.#retryOption());
   }
 
-  async #update(entity: T, id: number): Promise<T> {
+  /** One attempt of `#reloaded`. */
+  #reload(entity: T, config: JsonSerializerConfig): unknown {
+    const refreshing = this.context.refreshNow(entity);
+    if (refreshing !== undefined) return refreshing.then(() => this.#reloadedJson(entity, config));
+    return this.#reloadedJson(entity, config);
+  }
+
+  /** The JSON of an entity read again, once written (at once when nothing of it expands), with its `ETag` set. */
+  #reloadedJson(entity: T, config: JsonSerializerConfig): unknown {
+    const written = this.context.toJsonNow(entity, config);
+    if (written instanceof Promise) return written.then((json) => this.#tagged(entity, config, json));
+    return this.#tagged(entity, config, written);
+  }
+
+  /** `json`, after the entity's tag was set on the response (when there is one and the entity has a version). */
+  #tagged(entity: T, config: JsonSerializerConfig, json: unknown): unknown {
+    const tag = this.response === undefined ? undefined : entityTagOf(entity, config);
+    if (tag !== undefined) this.response?.setHeader("ETag", tag);
+    return json;
+  }
+
+  /**
+   * Updates the entity with its writer events in one transaction, or without any (see `#write`) at once where
+   * the engine can: the entity, or the promise of it.
+   */
+  #update(entity: T, id: number): T | Promise<T> {
+    let writing: Promise<void> | undefined;
     try {
-      await this.#write(this.onBeforeUpdate !== undefined || this.onAfterUpdate !== undefined, async () => {
-        await this.onBeforeUpdate?.(entity);
-        await this.context.update(entity);
-        await this.onApplyDetails?.(entity);
-        await this.onAfterUpdate?.(entity);
-      });
+      if (this.onBeforeUpdate === undefined && this.onAfterUpdate === undefined && this.onApplyDetails === undefined) {
+        writing = this.context.updateNow(entity);
+      } else {
+        writing = this.context.transaction(async () => {
+          await this.onBeforeUpdate?.(entity);
+          await this.context.update(entity);
+          await this.onApplyDetails?.(entity);
+          await this.onAfterUpdate?.(entity);
+        });
+      }
     } catch (error) {
-      if (error instanceof ConcurrentUpdateError && (await this.context.tryGet(this.entityClass, id)) === null)
-        throw new HttpNotFoundError(id);
-      throw error;
+      return this.#updateFailed(error, id);
     }
-    return entity;
+    if (writing === undefined) return entity;
+    return writing.then(
+      () => entity,
+      (error: unknown) => this.#updateFailed(error, id),
+    );
+  }
+
+  /** What a failed update answers: 404 for a stale version of a row that is gone, otherwise the failure as it is. */
+  async #updateFailed(error: unknown, id: number): Promise<never> {
+    if (error instanceof ConcurrentUpdateError && (await this.context.tryGet(this.entityClass, id)) === null)
+      throw new HttpNotFoundError(id);
+    throw error;
   }
 
   /**
@@ -339,17 +436,13 @@ export class HttpEntityWriter<T extends object> {
    * update statement. An absent id answers 404. Undefined, at once, when there is nothing to keep (no read).
    */
   #keepHiddenColumns(entity: T, id: number, body: unknown): Promise<void> | undefined {
-    // The tenant column is never in the UPDATE: it needs no stored value (and no read before the update).
-    const hidden = this.#mapping.ownColumns.filter(
-      (column) =>
-        !isDeserialized(column) && column.auditRole === undefined && !column.isPrimaryKey && !column.isVersion && !column.isTenant,
-    );
+    const hidden = hiddenColumns.of(this.#mapping);
     const policy = requestPolicy(this.context, this.#mapping);
     const governed =
       policy !== undefined &&
       (policy.notWritable.size > 0 || policy.conditionalWrites.length > 0 || policy.hidden.size > 0 || policy.conditional.length > 0);
     if (hidden.length === 0 && !governed) return undefined;
-    return this.#keepStored(entity, id, body, hidden, governed ? policy : undefined);
+    return this.#keepStored(entity, id, body, [...hidden], governed ? policy : undefined);
   }
 
   /** `#keepHiddenColumns` once it has something to keep: the stored row's values of `hidden` (and the policy's). */

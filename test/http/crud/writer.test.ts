@@ -2,8 +2,8 @@
 // createNew, every writer event in order, rollback on an exception in any event, 400/404/409/422.
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { Filter } from "tenon";
-import { HttpError, type HttpContext, type HttpEntityWriter } from "tenon/http";
+import { type EntityClass, Filter } from "tenon";
+import { HttpContext, HttpError, type HttpEntityWriter } from "tenon/http";
 import type { Answer } from "../http-test-client.js";
 import { hooks, Part, seedWidgets, startCrudServer, type CrudServer, type Widget } from "./crud-fixtures.js";
 
@@ -197,6 +197,45 @@ describe("update", () => {
     assert.equal(answer.status, 422, answer.text);
     assert.deepEqual((answer.json as { errors: { property: string }[] }).errors.map((e) => e.property).sort(), ["email", "quantity"]);
     assert.deepEqual(widgetRow(10), rowBefore);
+  });
+});
+
+describe("a context class of the application", () => {
+  test("insert and update write through a context class that overrides nextId, insert, update and refresh", async () => {
+    const calls: string[] = [];
+    class CountingContext extends HttpContext {
+      override nextId<T extends object>(entityClass: EntityClass<T>): Promise<number> {
+        calls.push("nextId");
+        return super.nextId(entityClass);
+      }
+      override insert<T extends object>(entity: T): Promise<void> {
+        calls.push("insert");
+        return super.insert(entity);
+      }
+      override update<T extends object>(entity: T): Promise<void> {
+        calls.push("update");
+        return super.update(entity);
+      }
+      override refresh<T extends object>(entity: T): Promise<void> {
+        calls.push("refresh");
+        return super.refresh(entity);
+      }
+    }
+    hooks.contextClass = CountingContext;
+    try {
+      const inserted = json(
+        await server.call("POST", "/widgets", { name: "Counted", quantity: 1, price: "1.00", categoryId: 1 }, asEditor),
+      );
+      assert.deepEqual(calls, ["nextId", "insert"], "the key is drawn and the row inserted through the overrides");
+      assert.equal((widgetRow(inserted.id as number) as Row).Name, "Counted");
+      calls.length = 0;
+      const updated = json(await server.call("PUT", "/widgets", { ...inserted, name: "Counted again" }, asEditor));
+      assert.deepEqual(calls, ["update", "refresh"], "the row is updated and read again through the overrides");
+      assert.equal(updated.versionId, 1);
+      assert.equal((widgetRow(inserted.id as number) as Row).Name, "Counted again");
+    } finally {
+      delete hooks.contextClass;
+    }
   });
 });
 
