@@ -53,6 +53,9 @@ export const CONTENDERS = [
       // The app imports `tenon` as a user would; the package is this repository, linked in.
       const link = path.join(BENCH_DIR, "node_modules", "tenon");
       if (!fs.existsSync(link)) fs.symlinkSync(path.relative(path.dirname(link), ROOT_DIR), link, "dir");
+      // A bench/node_modules shared with another checkout (a symlinked folder) would measure that checkout's build.
+      if (fs.realpathSync(link) !== fs.realpathSync(ROOT_DIR))
+        throw new Error(`bench/node_modules/tenon points at ${fs.realpathSync(link)}, not at this checkout (${ROOT_DIR}): link it here`);
       compile("tenon-app", "tenon-app/src", "tenon-app/dist/server.js");
     },
   },
