@@ -343,11 +343,7 @@ export class Context implements AsyncDisposable {
    * `UniqueViolationError` with `onPrimaryKey` true (never a row of someone else changed).
    */
   insert<T extends object>(entity: T): Promise<void> {
-    try {
-      return this.#writes.insertNow(entity) ?? Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return promised(() => this.#writes.insertNow(entity));
   }
 
   /**
@@ -398,11 +394,7 @@ export class Context implements AsyncDisposable {
    * No row changed raises `ConcurrentUpdateError`.
    */
   update<T extends object>(entity: T): Promise<void> {
-    try {
-      return this.#writes.updateNow(entity) ?? Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return promised(() => this.#writes.updateNow(entity));
   }
 
   /**
@@ -436,11 +428,7 @@ export class Context implements AsyncDisposable {
 
   /** Reads the entity's row again into the same object; its detail lists are cleared and reload on next access. */
   refresh<T extends object>(entity: T): Promise<void> {
-    try {
-      return this.#reads.refreshNow(entity) ?? Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return promised(() => this.#reads.refreshNow(entity));
   }
 
   /**
