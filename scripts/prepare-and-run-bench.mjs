@@ -4,7 +4,7 @@
 //   1. the library's own dependencies (npm ci at the root on a fresh clone) and bench/'s (npm ci in bench/);
 //   2. a load generator: wrk when it is installed (it is never installed from here), else autocannon from
 //      bench/'s dependencies;
-//   3. the built framework (tsc at the root) when the Tenon contender is present.
+//   3. the built framework (tsc at the root, then the bundle of scripts/build.mjs) when the Tenon contender is present.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -41,6 +41,10 @@ if (fs.existsSync(path.join(bench, "tenon-app", "tsconfig.json"))) {
     encoding: "utf8",
   });
   console.log(`bench: tsc -p . at the root ${r.status === 0 ? "done" : "reported type errors (output emitted anyway)"}`);
+  // `import "tenon"` loads the bundle made from that output (scripts/build.mjs).
+  const { bundle } = await import("./build.mjs");
+  await bundle();
+  console.log("bench: dist/pkg bundled");
 }
 
 const run = spawnSync(process.execPath, [path.join(bench, "compare-contenders.mjs"), ...args], {

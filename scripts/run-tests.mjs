@@ -50,6 +50,10 @@ function runFiles(group, timeout, concurrency, totalMinutes, prefix = []) {
   if (group.length === 0) return 0;
   const command = [
     process.execPath,
+    // The tests import Tenon's compiled files one by one (dist/src) beside `tenon`: this condition makes `tenon` those
+    // same files, not the bundle (dist/pkg) that users load, so each class exists once (scripts/build.mjs). Node's
+    // runner passes it on to every test file's process; a process a test starts as a user would loads the bundle.
+    "--conditions=tenon-source",
     "--test",
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${timeout}`,

@@ -8,9 +8,9 @@ import { spawnSync } from "node:child_process";
 const root = new URL("..", import.meta.url).pathname;
 const entry = `${root}dist/examples/demo/main.js`;
 if (cluster.isPrimary) {
-  const build = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.json`], { stdio: "inherit" });
+  const build = spawnSync(process.execPath, [`${root}scripts/build.mjs`], { stdio: "inherit" });
   if (build.status !== 0) {
-    console.error("npm start: the TypeScript build failed; the demo cannot start.");
+    console.error("npm start: the build failed; the demo cannot start.");
     process.exit(build.status ?? 1);
   }
 }

@@ -32,11 +32,11 @@ function compile(project, srcDir, outFile) {
   }
 }
 
-/** The Tenon contender exists once the framework's CRUD layer is built and bench/tenon-app is written. */
+/** The Tenon contender exists once the framework is built (`npm run build`: the bundle `tenon` loads) and bench/tenon-app is written. */
 function tenonReady() {
   return (
     fs.existsSync(path.join(BENCH_DIR, "tenon-app", "tsconfig.json")) &&
-    fs.existsSync(path.join(ROOT_DIR, "dist", "src", "http", "index.js"))
+    fs.existsSync(path.join(ROOT_DIR, "dist", "pkg", "http", "index.js"))
   );
 }
 

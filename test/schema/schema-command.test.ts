@@ -12,7 +12,9 @@ import { mariaDbUnreachable, mariaDbUrl, openMariaDb } from "../orm/harness-mari
 import { openPostgres, postgresUnreachable, postgresUrl } from "../orm/harness-postgres.js";
 import { oldEntities } from "./schema-fixtures.js";
 
-const bin = fileURLToPath(new URL("../../src/bin/tenon.js", import.meta.url));
+// The command as the package declares it (package.json "bin": the bundle), which loads the entity files' own
+// `import "tenon"` as the same bundle: as `npx tenon` does in a user's project.
+const bin = fileURLToPath(new URL("../../pkg/bin/tenon.js", import.meta.url));
 const entities = fileURLToPath(new URL("./command-entities.js", import.meta.url));
 const unexpressible = fileURLToPath(new URL("./command-unexpressible.js", import.meta.url));
 

@@ -66,9 +66,14 @@ describe("row filler", () => {
       rowFillerOf(mapping.columns)(employee, [4, "Ann", null, 7, 1000, "note", null, null, null, null, 3], new SqliteDialect());
       console.log(JSON.stringify({ compiled: compileRowFiller(mapping.columns) === undefined ? "refused" : "built",
         fields: [employee.id, employee.firstName, employee.lastName, employee.company.id, employee.salary, employee.notes, employee.versionId] }));`;
-    const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], {
-      encoding: "utf8",
-    });
+    // The script imports compiled files beside the fixtures' `tenon`: the same files (scripts/run-tests.mjs).
+    const child = spawnSync(
+      process.execPath,
+      ["--conditions=tenon-source", "--disallow-code-generation-from-strings", "--input-type=module", "-e", script],
+      {
+        encoding: "utf8",
+      },
+    );
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout), { compiled: "refused", fields: [4, "Ann", "", 7, 1000, "note", 3] });
   });

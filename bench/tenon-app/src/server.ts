@@ -8,7 +8,6 @@ import { BenchContext, openDatabase } from "./context.js";
 import { registerExtraRoutes } from "./extra-routes.js";
 import { HealthController } from "./health.js";
 import { registerLogging } from "./logging.js";
-import { registerTracingSdk } from "./tracing-sdk.js";
 
 const database = await openDatabase();
 // BENCH_CHANGE_FEED=1: the routes write FeedCompany, whose writes also write change records (docs/changes.md).
@@ -33,7 +32,8 @@ registerLogging(server, process.env.BENCH_LOG ?? "", process.env.BENCH_LOG_FILE 
 // The operations features, for their cost (docs/operations.md): BENCH_METRICS=1, BENCH_TRACING=1 (the
 // OpenTelemetry API alone: no SDK registered, every span a no-op) or BENCH_TRACING=sdk (the SDK registered).
 if (process.env.BENCH_METRICS === "1") server.metrics = { port: 0, token: "bench-metrics-token-0000" };
-if (process.env.BENCH_TRACING === "sdk") registerTracingSdk();
+// The SDK is imported only when asked for: a server without tracing does not load it (nor pay its start-up).
+if (process.env.BENCH_TRACING === "sdk") (await import("./tracing-sdk.js")).registerTracingSdk();
 if (process.env.BENCH_TRACING === "1" || process.env.BENCH_TRACING === "sdk") server.tracing = true;
 await server.start();
 process.stdout.write(`LISTENING ${server.port}\n`);

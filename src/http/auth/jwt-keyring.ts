@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
-import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from "jose";
+import type { JWTHeaderParameters, JWTPayload } from "jose";
 import { HttpServerError } from "../exchange/http-errors.js";
 import { HttpMessages } from "../exchange/http-messages.js";
 
@@ -24,6 +24,15 @@ export interface JwtSignOptions {
 }
 
 const minimumSecretBytes = 32;
+
+type Jose = typeof import("jose");
+let jose: Promise<Jose> | undefined;
+
+/** The `jose` library, loaded on the first signature or verification: a server without bearer tokens never loads it. */
+function loadJose(): Promise<Jose> {
+  jose ??= import("jose");
+  return jose;
+}
 
 /**
  * The keys of a bearer authentication, by key id (`kid`): HS256 shared secrets and RS256 key pairs, on the
@@ -68,6 +77,7 @@ export class JwtKeyring {
         }
     const entry = kid === undefined ? undefined : this.#keys.get(kid);
     if (kid === undefined || entry?.signKey === undefined) throw new HttpServerError(HttpMessages.bearerNoKey);
+    const { SignJWT } = await loadJose();
     return new SignJWT(payload)
       .setProtectedHeader({ alg: entry.algorithm, kid, typ: "JWT" })
       .setIssuedAt()
@@ -77,6 +87,7 @@ export class JwtKeyring {
 
   /** Verifies a compact JWT and returns its claims; throws when the signature, key or lifetime is wrong, or `exp` is missing. */
   async verify(token: string): Promise<JwtPayload> {
+    const { jwtVerify } = await loadJose();
     const { payload } = await jwtVerify(token, (header: JWTHeaderParameters) => this.#keyFor(header), {
       algorithms: ["HS256", "RS256"],
       // A token without an expiry would stay valid forever once leaked.

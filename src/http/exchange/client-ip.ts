@@ -1,6 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { HttpServerError } from "./http-errors.js";
-import { HttpMessages } from "./http-messages.js";
+import { HttpDefaults, HttpMessages } from "./http-messages.js";
 
 /**
  * The proxy-aware client address: the last `X-Forwarded-For` entry, but only when
@@ -41,6 +41,9 @@ export const loopbackProxies: TrustedProxyRule = isLoopback;
  */
 export function trustedProxyRule(entries: readonly string[]): TrustedProxyRule {
   if (entries.length === 0) return () => false;
+  // The default list (loopback peers) is the loopback rule: no BlockList, whose first use costs start-up time.
+  const loopback = HttpDefaults.trustedProxies;
+  if (entries.length === loopback.length && loopback.every((entry) => entries.includes(entry))) return loopbackProxies;
   const list = new BlockList();
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.trim().split("/");

@@ -1,0 +1,63 @@
+// `npm run build`: compiles the TypeScript (tsc: dist/src, dist/test, dist/examples, the declarations), then bundles
+// the package's entry points into dist/pkg, which is what `import "tenon"` loads.
+//
+// Why a bundle: Node's module loader pays for every file it resolves, opens and compiles, and Tenon is some 270
+// files. Loaded one by one they made a server's start-up to its first answer about 2.7 times raw node:http's; as a
+// handful of chunks it is about 1.5 times (docs/benchmarks.md, "Start-up"). The bundle is the same compiled code:
+// esbuild only joins the files (no other transform: target is the compiler's own, names are kept), and splits what
+// the entry points share into common chunks, so that `tenon`, `tenon/http` and the engines hold one copy of each
+// class. Dependencies (jose, the drivers) stay outside, resolved from node_modules as before.
+//
+// The repository's own tests reach into the compiled files (dist/src/...) beside the package's entry points, so they
+// run under the `tenon-source` export condition, which resolves `tenon` to those same files (scripts/run-tests.mjs);
+// the processes they start as a user would (the demo, `npm start`, the packed package) load the bundle.
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+
+const root = new URL("..", import.meta.url).pathname;
+
+/** The package's entry points (package.json "exports" and "bin"), as compiled by tsc. */
+export const entryPoints = [
+  "index.js",
+  "http/index.js",
+  "cluster/index.js",
+  "engines/sqlite/index.js",
+  "engines/postgres/index.js",
+  "engines/mariadb/index.js",
+  "bin/tenon.js",
+];
+
+/** Joins dist/src's compiled files into dist/pkg: one file per entry point and the chunks they share. */
+export async function bundle() {
+  const outdir = join(root, "dist", "pkg");
+  rmSync(outdir, { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: entryPoints.map((entry) => join("dist", "src", entry)),
+    outbase: join("dist", "src"),
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20.19",
+    packages: "external",
+    // Class and function names stay what the source calls them (error names, log records, stack traces).
+    keepNames: true,
+    // Stack traces under --enable-source-maps lead back to the compiled files' own maps and so to src/.
+    sourcemap: "linked",
+    sourcesContent: false,
+    legalComments: "none",
+    logLevel: "warning",
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.json")], {
+    stdio: "inherit",
+  });
+  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  await bundle();
+}
