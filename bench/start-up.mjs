@@ -23,7 +23,13 @@ const { values: o } = parseArgs({
   },
 });
 if (o.help) {
-  console.log(fs.readFileSync(new URL(import.meta.url), "utf8").split("\n").filter((l) => l.startsWith("//")).join("\n"));
+  console.log(
+    fs
+      .readFileSync(new URL(import.meta.url), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("//"))
+      .join("\n"),
+  );
   process.exit(0);
 }
 
