@@ -66,9 +66,11 @@ export class Context implements AsyncDisposable {
   readonly #identityMap = new IdentityMap();
   readonly #entities: EntityMaterializer;
   readonly #connection: SessionConnection;
-  readonly #transaction: TransactionScope;
+  /** Made on the first write or transaction (see `#transaction`): a session that only reads pays nothing for it. */
+  #transactionScope: TransactionScope | undefined;
   readonly #reads: SessionReads;
-  readonly #writes: SessionWrites;
+  /** Made on the first write (see `#writes`). */
+  #sessionWrites: SessionWrites | undefined;
   /** The cursors open now (closed at dispose); undefined until the first opens. */
   #cursors: Set<ClosableCursor> | undefined;
   /** The reads routed to replicas, on a database that has them. */
@@ -79,14 +81,35 @@ export class Context implements AsyncDisposable {
     this.database = database;
     this.#entities = new EntityMaterializer(database.dialect, this.#identityMap, this);
     this.#connection = new SessionConnection(database);
-    this.#transaction = new TransactionScope(this.#connection, () => this.#identityMap.clear(), {
-      flush: (connection, kept) => changeRecorder().flush(this, connection, kept),
-      committed: () => changeRecorder().committed(this),
-    });
     const routing = database.readRouting;
     this.#routed = routing === undefined ? undefined : new RoutedReads(this.#connection, routing, this);
     this.#reads = new SessionReads(database.dialect, this.#routed ?? this.#connection, this.#identityMap, this.#entities, this, this);
-    this.#writes = new SessionWrites(this, this.#connection, this.#transaction, this.#identityMap, this.#entities, this, this.#reads);
+  }
+
+  /** The transaction scope, made on first use: most sessions (every read-only request's) never open one. */
+  get #transaction(): TransactionScope {
+    return (this.#transactionScope ??= new TransactionScope(this.#connection, () => this.#identityMap.clear(), {
+      flush: (connection, kept) => changeRecorder().flush(this, connection, kept),
+      committed: () => changeRecorder().committed(this),
+    }));
+  }
+
+  /** The write side of the session, made on the first write. */
+  get #writes(): SessionWrites {
+    return (this.#sessionWrites ??= new SessionWrites(
+      this,
+      this.#connection,
+      this.#transaction,
+      this.#identityMap,
+      this.#entities,
+      this,
+      this.#reads,
+    ));
+  }
+
+  /** Whether a transaction is open, without making the scope of a session that never opened one. */
+  get #inTransaction(): boolean {
+    return this.#transactionScope?.active === true;
   }
 
   /**
@@ -101,7 +124,7 @@ export class Context implements AsyncDisposable {
 
   /** Whether a transaction is open. */
   get inTransaction(): boolean {
-    return this.#transaction.active;
+    return this.#inTransaction;
   }
 
   /** The consistency token given to `readAfter`, if any. */
@@ -132,7 +155,7 @@ export class Context implements AsyncDisposable {
    */
   consistencyToken(): Promise<string | undefined> {
     const routing = this.database.readRouting;
-    if (routing === undefined || !this.#connection.taken || this.#transaction.active) return Promise.resolve(undefined);
+    if (routing === undefined || !this.#connection.taken || this.#inTransaction) return Promise.resolve(undefined);
     return this.#connection.acquire().then(
       (connection) => routing.tokenAfterWrite(connection),
       () => undefined,
@@ -450,7 +473,7 @@ export class Context implements AsyncDisposable {
    * run more than once (no effects outside the database, or effects that may repeat).
    */
   transaction<R>(work: () => Promise<R>, options?: TransactionOptions): Promise<R> {
-    const policy = this.#transaction.active ? undefined : retryPolicyOf(options?.retry);
+    const policy = this.#inTransaction ? undefined : retryPolicyOf(options?.retry);
     if (policy === undefined) return this.#transaction.run(work);
     return runWithRetry(policy, () => this.#transaction.run(work), this.#recover);
   }
@@ -461,7 +484,7 @@ export class Context implements AsyncDisposable {
    * a single statement). Inside a transaction `work` runs once: the outermost unit is what can be retried.
    */
   retrying<R>(work: () => Promise<R>, retry: RetryOption = true): Promise<R> {
-    const policy = this.#transaction.active ? undefined : retryPolicyOf(retry);
+    const policy = this.#inTransaction ? undefined : retryPolicyOf(retry);
     if (policy === undefined) return work();
     return runWithRetry(policy, work, this.#recover);
   }
@@ -474,7 +497,7 @@ export class Context implements AsyncDisposable {
    */
   retryingNow<R>(work: () => R | Promise<R>, retry: RetryOption = true): R | Promise<R> {
     if (this.retrying !== ownRetrying) return this.retrying(() => promised(work), retry);
-    const policy = this.#transaction.active ? undefined : retryPolicyOf(retry);
+    const policy = this.#inTransaction ? undefined : retryPolicyOf(retry);
     if (policy === undefined) return work();
     return runWithRetryNow(policy, work, this.#recover);
   }

@@ -18,6 +18,7 @@ import type { HttpResponse } from "../exchange/http-response.js";
 import { HttpStatus } from "../exchange/http-messages.js";
 import { entityTagOf, ifNoneMatchHolds, parseEntityTags } from "./entity-tag.js";
 import type { CountMode } from "../../session/session-counts.js";
+import type { GetOptions } from "../../session/session-options.js";
 import { InvalidInputError } from "../../errors.js";
 import { aggregateOrder } from "../../filter/aggregate-query.js";
 import type { JsonValue } from "../../json/json-value.js";
@@ -76,6 +77,23 @@ export interface HttpAggregatePage {
   readonly nextCursor?: string;
 }
 
+/** The options of the reads by id, one object each rather than one per request. */
+const withDeleted: GetOptions = Object.freeze({ includeDeleted: true });
+const withoutDeleted: GetOptions = Object.freeze({ includeDeleted: false });
+
+/** The class the last reader was made for, and its mapping: a controller makes a reader of the same class on every request. */
+let lastEntityClass: EntityClass<object> | undefined;
+let lastMapping: EntityMapping<object> | undefined;
+
+/** `EntityMapping.of(entityClass)`, without the cache lookup when the class is the last one asked for. */
+function mappingOf<T extends object>(entityClass: EntityClass<T>): EntityMapping<T> {
+  if (entityClass !== lastEntityClass) {
+    lastMapping = EntityMapping.of(entityClass) as unknown as EntityMapping<object>;
+    lastEntityClass = entityClass as EntityClass<object>;
+  }
+  return lastMapping as unknown as EntityMapping<T>;
+}
+
 /**
  * The standard read logic for one entity class over HTTP. The context is
  * borrowed, not owned.
@@ -100,7 +118,7 @@ export class HttpEntityReader<T extends object> {
     this.entityClass = entityClass;
     this.context = context;
     this.filterParameters = filterParameters;
-    this.#mapping = EntityMapping.of(entityClass);
+    this.#mapping = mappingOf(entityClass);
   }
 
   /**
@@ -271,7 +289,7 @@ export class HttpEntityReader<T extends object> {
     // written without a promise of its own, and the server's reaction to the one answered is the only one.
     try {
       // The context's fast path reads through an overriding tryGet itself (see Context.tryGetNow).
-      const found = this.context.tryGetNow(this.entityClass, id, { includeDeleted: this.filterParameters.includeDeleted });
+      const found = this.context.tryGetNow(this.entityClass, id, this.filterParameters.includeDeleted ? withDeleted : withoutDeleted);
       if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config, exchange));
       const json = this.#json(found, id, config, exchange);
       return json instanceof Promise ? json : Promise.resolve(json);

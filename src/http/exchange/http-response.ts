@@ -159,7 +159,7 @@ export class HttpResponse {
 
   /** Sets (or replaces) a header; names compare without case. */
   setHeader(name: string, value: string): void {
-    const lower = name.toLowerCase();
+    const lower = lowerCaseName(name);
     const headers = (this.#headers ??= []);
     const at = indexOfHeader(headers, lower);
     if (at < 0) headers.push(lower, name, value);
@@ -174,7 +174,7 @@ export class HttpResponse {
   header(name: string): string | undefined {
     const headers = this.#headers;
     if (headers === undefined) return undefined;
-    const at = indexOfHeader(headers, name.toLowerCase());
+    const at = indexOfHeader(headers, lowerCaseName(name));
     return at < 0 ? undefined : headers[at + 2];
   }
 
@@ -182,7 +182,7 @@ export class HttpResponse {
   removeHeader(name: string): void {
     const headers = this.#headers;
     if (headers === undefined) return;
-    const at = indexOfHeader(headers, name.toLowerCase());
+    const at = indexOfHeader(headers, lowerCaseName(name));
     if (at >= 0) headers.splice(at, 3);
   }
 
@@ -219,6 +219,21 @@ export class HttpResponse {
     this.#stream = undefined;
     this.#streamOptions = undefined;
   }
+}
+
+/** The lower-case forms of the header names set so far: handlers set the same few constant names on every request. */
+const lowerNames = new Map<string, string>();
+/** Bounds `lowerNames`, should an application set names it builds at run time. */
+const maxLowerNames = 256;
+
+/** `name.toLowerCase()`, looked up rather than made again for a name seen before. */
+function lowerCaseName(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowerNames.size < maxLowerNames) lowerNames.set(name, lower);
+  }
+  return lower;
 }
 
 /** Where the triple of the header `lower` starts in `headers`, or -1. */

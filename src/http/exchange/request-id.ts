@@ -40,16 +40,29 @@ export function requestIdOf(rawHeaders: readonly string[]): string {
 const idsPerBatch = 64;
 /** Random bytes from the platform's cryptographic generator, 16 per id, drawn a batch at a time. */
 const pool = new Uint8Array(16 * idsPerBatch);
-/** The ASCII codes of the two hex digits of each byte value. */
-const hexCodes = new Uint8Array(512);
+/**
+ * The two hex digits of each byte value as one 16-bit unit, laid out in memory as the two ASCII codes (written
+ * through a byte view, so the order is right whatever the platform's byte order).
+ */
+const hexPairs = new Uint16Array(256);
+const hexCodes = new Uint8Array(hexPairs.buffer);
 for (let i = 0; i < 256; i++) {
   const hex = i.toString(16).padStart(2, "0");
   hexCodes[2 * i] = hex.charCodeAt(0);
   hexCodes[2 * i + 1] = hex.charCodeAt(1);
 }
-/** Where the 16 bytes' hex digits go in `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`. */
-const digitAt = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+/**
+ * Where the digit pairs of the 16 bytes go in `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`: those at an even offset
+ * (bytes 0-3, 6-7, 10-15) as one 16-bit store each, in 16-bit units; those at an odd one (bytes 4, 5, 8, 9,
+ * after the first and third dash) as two byte stores, in bytes.
+ */
+const evenBytes = [0, 1, 2, 3, 6, 7, 10, 11, 12, 13, 14, 15];
+const evenPairAt = [0, 1, 2, 3, 7, 8, 12, 13, 14, 15, 16, 17];
+const oddBytes = [4, 5, 8, 9];
+const oddDigitAt = [9, 11, 19, 21];
 const batchBytes = Buffer.alloc(36 * idsPerBatch, "-");
+/** `batchBytes` in 16-bit units (its own memory, not a slice of Node's pool, so aligned). */
+const batchPairs = new Uint16Array(batchBytes.buffer, batchBytes.byteOffset, (36 * idsPerBatch) / 2);
 const batchTextOf = latin1Reader(batchBytes, 36 * idsPerBatch);
 /** The text of the current batch's ids, 36 characters each, and the next one to hand out. */
 let batch = "";
@@ -78,10 +91,12 @@ function writeBatch(): void {
     const from = 16 * id;
     pool[from + 6] = (pool[from + 6] & 0x0f) | 0x40; // version 4
     pool[from + 8] = (pool[from + 8] & 0x3f) | 0x80; // variant 10
+    const pairs = 18 * id;
+    for (let i = 0; i < 12; i++) batchPairs[pairs + evenPairAt[i]] = hexPairs[pool[from + evenBytes[i]]];
     const base = 36 * id;
-    for (let i = 0; i < 16; i++) {
-      const code = 2 * pool[from + i];
-      const to = base + digitAt[i];
+    for (let i = 0; i < 4; i++) {
+      const code = 2 * pool[from + oddBytes[i]];
+      const to = base + oddDigitAt[i];
       batchBytes[to] = hexCodes[code];
       batchBytes[to + 1] = hexCodes[code + 1];
     }
