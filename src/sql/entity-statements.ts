@@ -188,7 +188,7 @@ export class EntityStatements {
       this.softDeleteColumns = [];
       this.undeleteColumns = [];
     }
-    const known = new Set(this.updateColumns.filter((column) => dialect.readsBackAsWritten(column.type)));
+    const known = new Set(this.updateColumns.filter((column) => dialect.readsBackAsWritten?.(column.type) === true));
     this.knownAfterUpdate = this.updateColumns.filter((column) => known.has(column));
     this.rereadColumns = mapping.columns.filter((column) => column !== pk && column !== version && !known.has(column));
     const reread = this.rereadColumns.length > 0 ? this.rereadColumns : [pk];

@@ -246,11 +246,18 @@ function comparer(limit: NumericLimit): (value: unknown) => number {
   };
 }
 
+/** Whether a text is empty or white space only: at once when it starts with a printable ASCII character, which is none. */
+function isBlank(text: string): boolean {
+  const first = text.charCodeAt(0);
+  if (first > 0x20 && first < 0x7f) return false;
+  return text.trim() === "";
+}
+
 function isEmpty(value: unknown, kind: string): boolean {
   if (value === null || value === undefined) return true;
   switch (typeof value) {
     case "string":
-      return kind === "decimal" ? compareDecimalText(value, "0") === 0 || value.trim() === "" : value.trim() === "";
+      return kind === "decimal" ? compareDecimalText(value, "0") === 0 || value.trim() === "" : isBlank(value);
     case "number":
       return value === 0 || Number.isNaN(value);
     case "bigint":

@@ -37,6 +37,15 @@ describe("compiled column checks", () => {
     assert.ok((compiled(members[1])?.length ?? 0) > 5);
   });
 
+  it("Required refuses a text of white space only, Unicode spaces included, and takes one with a character", () => {
+    const plan = validationPlanOf(EntityMapping.of(Member));
+    const nameFailures = (name: string): number =>
+      (plan.failuresOf(Object.assign(new Member(), { name, club: new Lazy(1) })) ?? []).filter((failure) => failure.property === "name")
+        .length;
+    for (const blank of ["", " ", "\t\n", "\u00a0", " \u2028\u3000 "]) assert.equal(nameFailures(blank), 1, JSON.stringify(blank));
+    for (const text of ["a", " a", "\u00a0b", "\u00e9"]) assert.equal(nameFailures(text), 0, JSON.stringify(text));
+  });
+
   it("of a class without rules but its columns' fit find nothing in a valid entity", () => {
     const plan = validationPlanOf(EntityMapping.of(Gadget));
     assert.equal(plan.failuresOf(Object.assign(new Gadget(), { label: "fine", ratio: 1 })), undefined);
