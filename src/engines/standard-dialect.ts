@@ -79,6 +79,11 @@ export abstract class StandardDialect implements Dialect {
     return true;
   }
 
+  /** @inheritdoc None by default: every column of a row is read again. */
+  readsBackAsWritten(_type: ColumnType<unknown>): boolean {
+    return false;
+  }
+
   /** @inheritdoc */
   insertKeyConflict(quotedKey: string): string {
     return ` ON CONFLICT (${quotedKey}) DO NOTHING`;

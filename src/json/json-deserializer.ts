@@ -46,7 +46,14 @@ function read(
 ): object {
   if (!isJsonObject(json)) throw new InvalidInputError(where ?? JsonMessages.notAnObject(mapping.name));
   const entity = mapping.create();
-  for (const field of readPlanOf(mapping, policies).reads) {
+  const plan = readPlanOf(mapping, policies);
+  const readScalars = plan.readScalars;
+  if (readScalars !== undefined) {
+    readScalars(json, entity);
+    bind(entity);
+    return entity;
+  }
+  for (const field of plan.reads) {
     if (!Object.hasOwn(json, field.name)) continue;
     const value = json[field.name];
     if (field.kind === "column") {

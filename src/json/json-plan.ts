@@ -4,6 +4,7 @@ import { EntityMapping, planPerMapping, type ColumnMapping, type DetailMapping }
 import type { RawMember } from "../mapping/metadata-store.js";
 import { decoderFor, encoderFor, type ColumnDecoder, type ColumnEncoder } from "./column-json.js";
 import { flatWriterOf, type FlatWriter } from "./flat-writer.js";
+import { scalarReaderOf, type ScalarReader } from "./scalar-reader.js";
 import { JsonKey } from "./json-decorators.js";
 import { JsonMessages } from "./json-messages.js";
 import { isDeserialized, isSerialized, jsonMemberName, jsonPropertyName } from "./json-visibility.js";
@@ -62,6 +63,8 @@ export class JsonPlan {
   readonly hasExpansions: boolean;
   /** Writes an entity without expanding anything: scalars and `<name>Id` (level 0 of every preset). */
   readonly flat: FlatWriter;
+  /** Reads a JSON object's members into an entity when every member read is a scalar column (`scalarReaderOf`); else undefined. */
+  readonly readScalars: ScalarReader | undefined;
   /** The plans of this one without some members, by their names (what a caller's policy hides). */
   readonly #without = new Map<string, JsonPlan>();
 
@@ -77,6 +80,7 @@ export class JsonPlan {
       this.reads = derived.reads;
       this.hasExpansions = derived.writes.some((write) => write.kind !== "scalar");
       this.flat = flatWriterOf(derived.writes);
+      this.readScalars = scalarReaderOf(derived.reads);
       return;
     }
     const mapped = new Set<string>();
@@ -144,6 +148,7 @@ export class JsonPlan {
     this.reads = reads;
     this.hasExpansions = writes.some((write) => write.kind !== "scalar");
     this.flat = flatWriterOf(writes);
+    this.readScalars = scalarReaderOf(reads);
   }
 
   /**

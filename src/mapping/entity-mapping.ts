@@ -40,6 +40,9 @@ export function planPerMapping<P>(build: (mapping: EntityMapping, source: PlanSo
 }
 
 const cache = new WeakMap<object, EntityMapping>();
+/** The class `EntityMapping.of` answered last, and its mapping (a mapping lives as long as its class anyway). */
+let lastClass: object | undefined;
+let lastMapping: EntityMapping | undefined;
 
 /** The `@ChangeFeed` of a mapping being built: at most one, not on a join entity, naming columns of the entity's own table. */
 function changeFeedOf(mapping: EntityMapping, raw: RawEntity): ChangeFeedOptions | undefined {
@@ -101,6 +104,8 @@ export class EntityMapping<T extends object = object> {
    * An entity without one runs the statements it ran before, after this one test.
    */
   readonly hasPolicy: boolean;
+  /** Whether the entity has `Lazy` references or detail lists, which a session binds to itself (an entity without loads nothing lazily). */
+  readonly hasLazyMembers: boolean;
   /** Class-level records of every layer, by key. */
   readonly annotations: ReadonlyMap<symbol, readonly unknown[]>;
   /** Every decorated member (columns, details, methods), by member name as declared. */
@@ -135,12 +140,19 @@ export class EntityMapping<T extends object = object> {
     this.details = declared.details.map(
       ({ member, declaration, localColumn }) => new DetailMapping(member, declaration, localColumn as ColumnMapping),
     );
+    this.hasLazyMembers = this.details.length > 0 || this.columns.some((column) => column.type.kind === "lazy");
   }
 
   /** The mapping of `entityClass`, built and validated on first use. Throws `MappingError` for an invalid mapping. */
   static of<T extends object>(entityClass: EntityClass<T>): EntityMapping<T> {
+    // The hot paths ask for one class many times a request: the last answer is checked before the WeakMap.
+    if (entityClass === lastClass) return lastMapping as EntityMapping<T>;
     const cached = cache.get(entityClass);
-    if (cached !== undefined) return cached as EntityMapping<T>;
+    if (cached !== undefined) {
+      lastClass = entityClass;
+      lastMapping = cached;
+      return cached as EntityMapping<T>;
+    }
     const raw = rawEntityOf(entityClass);
     if (raw === undefined) throw new MappingError(MappingMessages.notAnEntity(entityClass.name));
     const mapping = new EntityMapping<T>(entityClass as ConcreteEntityClass<T>, raw);

@@ -466,6 +466,17 @@ export class Context implements AsyncDisposable {
   }
 
   /**
+   * `refreshNow` of an entity that this session's `update` just wrote, with no code between them that could change
+   * it: after a plain update (no events or validators ran), only the columns the entity does not hold already are
+   * read. A context whose `refresh` or `update` is not this class's own refreshes in full.
+   * @internal The seam of the CRUD writer.
+   */
+  refreshWrittenNow<T extends object>(entity: T): Promise<void> | undefined {
+    if (this.refresh !== ownRefresh || this.update !== ownUpdate) return this.refreshNow(entity);
+    return this.#reads.refreshWrittenNow(entity);
+  }
+
+  /**
    * Runs `work` in one transaction: commit when it resolves, roll back when it throws. A transaction
    * inside a transaction joins the outer one. With `retry`, a transient failure whose retry is safe (a
    * serialization or certification failure, a deadlock, a connection lost before COMMIT was sent) rolls

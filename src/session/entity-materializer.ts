@@ -4,7 +4,8 @@ import { attachLazy, attachLazyList, Lazy, LazyList, resetLazyList } from "../ma
 import { Filter } from "../filter/filter.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { IdentityMap } from "./identity-map.js";
-import { rowFillerOf, type RowFiller } from "./row-filler.js";
+import { emptyValue, rowFillerOf, type RowFiller } from "./row-filler.js";
+import type { EntityStatements } from "../sql/entity-statements.js";
 import { PerKeyCache } from "../per-key-cache.js";
 
 /** What the materializer asks of its session to load references and details lazily. */
@@ -65,6 +66,24 @@ export class EntityMaterializer {
     this.#fill(rowShapes.of(mapping), mapping, entity, row);
   }
 
+  /**
+   * Writes a row of `statements.rereadColumns` into an entity that an UPDATE by key of `statements` just wrote, so
+   * that it holds what a full row would fill into it: the columns of `knownAfterUpdate` keep the values written,
+   * those a row holds as NULL made what `fill` makes of NULL (and -0 the zero a row holds). For an entity
+   * without `hasLazyMembers`.
+   */
+  fillReread(statements: EntityStatements, entity: object, row: unknown[]): void {
+    const known = statements.knownAfterUpdate;
+    for (let i = 0; i < known.length; i++) {
+      const column = known[i];
+      const value = column.get(entity);
+      if (value === null || value === undefined) column.set(entity, column.type.nullable ? null : emptyValue(column));
+      // A number's zero is stored without its sign.
+      else if (value === 0) column.set(entity, 0);
+    }
+    if (statements.rereadColumns.length > 0) rereadFillers.of(statements)(entity, row, this.#dialect);
+  }
+
   #fill(shape: RowShape, mapping: EntityMapping, entity: object, row: unknown[]): void {
     shape.fill(entity, row, this.#dialect);
     if (shape.binds) this.attach(mapping, entity, true);
@@ -72,6 +91,7 @@ export class EntityMaterializer {
 
   /** Binds the entity's lazy references and detail lists to this session; `reload` forgets loaded details. */
   attach(mapping: EntityMapping, entity: object, reload = false): void {
+    if (!mapping.hasLazyMembers) return;
     for (const column of mapping.columns) {
       if (column.type.kind !== "lazy") continue;
       let lazy = column.get(entity);
@@ -116,6 +136,9 @@ const rowShapes = new PerKeyCache(
   (mapping: EntityMapping): RowShape => ({
     fill: rowFillerOf(mapping.columns),
     keyIndex: mapping.columns.indexOf(mapping.primaryKey),
-    binds: mapping.details.length > 0 || mapping.columns.some((column) => column.type.kind === "lazy"),
+    binds: mapping.hasLazyMembers,
   }),
 );
+
+/** The filler of each statements' `rereadColumns`, built once. */
+const rereadFillers = new PerKeyCache((statements: EntityStatements): RowFiller => rowFillerOf(statements.rereadColumns));

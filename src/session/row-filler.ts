@@ -63,7 +63,7 @@ function setReference(column: ColumnMapping, entity: object, value: unknown): vo
  * What a field whose column type is not nullable gets when the row holds NULL (an `UpdatedBy` string before
  * the first update, say): the type's empty value, as the Delphi original's non-nullable types do.
  */
-function emptyValue(column: ColumnMapping): unknown {
+export function emptyValue(column: ColumnMapping): unknown {
   switch (column.type.kind) {
     case "string":
       return "";

@@ -4,7 +4,7 @@ import type { Filter } from "../filter/filter.js";
 import type { EntityClass } from "../mapping/column-type.js";
 import { EntityMapping } from "../mapping/entity-mapping.js";
 import type { Dialect } from "../sql/dialect.js";
-import type { CompiledStatement } from "../sql/entity-statements.js";
+import type { CompiledStatement, EntityStatements } from "../sql/entity-statements.js";
 import type { EntityMaterializer } from "./entity-materializer.js";
 import type { IdentityMap } from "./identity-map.js";
 import type { ReadSource } from "./routed-reads.js";
@@ -31,6 +31,8 @@ export class SessionReads {
   readonly #entities: EntityMaterializer;
   readonly #tenants: TenantSource;
   readonly #policies: PolicyLookup;
+  /** The entity the session's last plain update wrote (`wrote`), until `refreshWrittenNow` reloads it. */
+  #written: object | undefined = undefined;
 
   /**
    * @param dialect the database's. @param connection where the session's reads run (its connection, or routed
@@ -138,6 +140,41 @@ export class SessionReads {
       return undefined;
     }
     return this.#query(statement, statements.exactIntegers).then((read) => this.#refill(mapping, entity, read));
+  }
+
+  /**
+   * Records that a plain update (one statement, no application code around it: see `SessionWrites.updateNow`) just
+   * wrote `entity`, so that `refreshWrittenNow` may read only what the entity does not hold.
+   */
+  wrote(entity: object): void {
+    this.#written = entity;
+  }
+
+  /**
+   * `refreshNow` of an entity just updated: after the plain update that `wrote` recorded, of an entity without
+   * policy, references or details, only `EntityStatements.rereadColumns` are read (the entity holds the values of
+   * the other columns as the row does); any other entity is read again in full.
+   */
+  refreshWrittenNow<T extends object>(entity: T): Promise<void> | undefined {
+    if (this.#written !== entity) return this.refreshNow(entity);
+    this.#written = undefined;
+    const mapping = EntityMapping.of(entity.constructor as EntityClass<T>);
+    if (mapping.hasPolicy || mapping.hasLazyMembers) return this.refreshNow(entity);
+    const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
+    const id = mapping.idOf(entity);
+    const statement = statements.rereadById(id, sessionTenant(this.#tenants, mapping));
+    const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
+    if (rows !== undefined) {
+      this.#refillReread(statements, entity, rows);
+      return undefined;
+    }
+    return this.#query(statement, statements.exactIntegers).then((read) => this.#refillReread(statements, entity, read));
+  }
+
+  /** `refreshWrittenNow`'s entity filled from the first of `rows`; `EntityNotFoundError` when there is none. */
+  #refillReread(statements: EntityStatements, entity: object, rows: unknown[][]): void {
+    if (rows.length === 0) throw new EntityNotFoundError(statements.mapping.name, statements.mapping.idOf(entity));
+    this.#entities.fillReread(statements, entity, rows[0]);
   }
 
   /** The entity filled again from the first of `rows`; `EntityNotFoundError` when there is none. */

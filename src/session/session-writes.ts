@@ -259,10 +259,16 @@ export class SessionWrites implements BatchSession {
     // A plain write's entity has no `@Validator` methods: this validation throws or answers undefined.
     validateEntity(mapping, entity, this.session);
     const writing = writeByKeyNow(connection, statements, statements.updateSql, statements.updateColumns, entity, undefined);
-    if (writing !== undefined) return writing.then(() => this.deleted(mapping, entity));
+    if (writing !== undefined) return writing.then(() => this.#updatedPlainly(mapping, entity));
+    this.#updatedPlainly(mapping, entity);
+    return undefined;
+  }
+
+  /** A plain update wrote `entity`: what `update` does after its statement, and a reload may read less (`SessionReads.wrote`). */
+  #updatedPlainly(mapping: EntityMapping, entity: object): void {
     // As in `update`: the next read of the key reads the committed row.
     this.deleted(mapping, entity);
-    return undefined;
+    this.#reads.wrote(entity);
   }
 
   /**

@@ -8,6 +8,8 @@ import type { Dialect } from "../sql/dialect.js";
 import type { EntityStatements } from "../sql/entity-statements.js";
 import type { Condition } from "../filter/condition.js";
 import { hasValidatorMethods } from "../validation/validate-entity.js";
+import { generateFunction } from "../generated-code.js";
+import { PerKeyCache } from "../per-key-cache.js";
 
 /** The mapping of an entity to be written; a join entity is read-only and refuses every write. */
 export function writableMapping(entity: object): EntityMapping {
@@ -18,6 +20,48 @@ export function writableMapping(entity: object): EntityMapping {
 
 /** The values of `columns` of an entity, in order, converted for the driver (a reference writes its id). */
 export function columnValues(columns: readonly ColumnMapping[], entity: object, dialect: Dialect): unknown[] {
+  return valueReaders.of(columns)(entity, dialect);
+}
+
+/** Reads the values of a list of columns of an entity (see `columnValues`). */
+type ValueReader = (entity: object, dialect: Dialect) => unknown[];
+
+/** The reader of each list of columns (a statement's, kept as long as it), built once. */
+const valueReaders = new PerKeyCache((columns: readonly ColumnMapping[]): ValueReader => {
+  return compileValueReader(columns) ?? ((entity, dialect) => readColumnValues(columns, entity, dialect));
+});
+
+/**
+ * `readColumnValues` as one function built for a list of columns: a statement per column, each calling its own
+ * getter, and the values answered as one array literal. Nothing of the mapping but indexes enters the text.
+ * Undefined where the platform refuses code generation.
+ * @internal
+ */
+export function compileValueReader(columns: readonly ColumnMapping[]): ValueReader | undefined {
+  const parameters: string[] = ["Lazy"];
+  const values: unknown[] = [Lazy];
+  const statements: string[] = [];
+  const names: string[] = [];
+  columns.forEach((column, i) => {
+    parameters.push(`get${i}`, `type${i}`);
+    values.push(column.get, column.type);
+    statements.push(
+      column.type.kind === "lazy"
+        ? `value = get${i}(entity);\n  value = value instanceof Lazy ? value.id : null;`
+        : `value = get${i}(entity);`,
+      `const v${i} = value === undefined ? null : dialect.toDatabase(value, type${i});`,
+    );
+    names.push(`v${i}`);
+  });
+  return generateFunction<ValueReader>(
+    parameters,
+    values,
+    `return function columnValues(entity, dialect) {\n  let value;\n  ${statements.join("\n  ")}\n  return [${names.join(", ")}];\n};`,
+  );
+}
+
+/** The generic `columnValues`: the definition the compiled reader follows. @internal */
+export function readColumnValues(columns: readonly ColumnMapping[], entity: object, dialect: Dialect): unknown[] {
   const values = new Array<unknown>(columns.length);
   for (let i = 0; i < columns.length; i++) {
     const column = columns[i];
@@ -68,7 +112,10 @@ function byKeyParameters(
   entity: object,
   tenant: string | undefined,
 ): unknown[] {
-  const parameters = [...columnValues(columns, entity, statements.dialect), ...keyValues(statements.mapping, entity)];
+  const parameters = columnValues(columns, entity, statements.dialect);
+  const mapping = statements.mapping;
+  parameters.push(mapping.idOf(entity));
+  if (mapping.versionColumn !== undefined) parameters.push(mapping.versionColumn.get(entity));
   // A statement scoped by tenant ends with the tenant's placeholder (see `EntityStatements`).
   if (tenant !== undefined) parameters.push(tenant);
   return parameters;

@@ -64,6 +64,13 @@ export interface Dialect {
   /** Whether the engine sums (and averages) a column of this numeric type exactly; an aggregate refuses the others. */
   sumsExactly(type: ColumnType<unknown>): boolean;
   /**
+   * Whether a value of this column type that the engine is given reads back as the same value (converted by
+   * `fromDatabase`, it equals what `toDatabase` was given): then the reload after an update need not read the
+   * columns the update wrote of this type (`EntityStatements.rereadColumns`). False, or no such method (a dialect
+   * written before it), is always safe.
+   */
+  readsBackAsWritten?(type: ColumnType<unknown>): boolean;
+  /**
    * How the engine estimates from its statistics the rows a SELECT reads (a count of mode `estimated`); absent
    * where it keeps none, and the count is then exact.
    */

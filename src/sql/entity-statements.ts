@@ -100,6 +100,19 @@ export class EntityStatements {
   readonly undeleteColumns: readonly ColumnMapping[];
   /** What a delete runs for each `@Relation`, in declaration order. */
   readonly relations: readonly RelationStatement[];
+  /**
+   * The columns of `updateColumns` that the engine reads back as written (`Dialect.readsBackAsWritten`): after
+   * the UPDATE, the entity holds what a reload would read into them.
+   */
+  readonly knownAfterUpdate: readonly ColumnMapping[];
+  /**
+   * The columns the reload after an UPDATE by key reads (`rereadById`), in `mapping.columns` order: every
+   * column but the key, the version (which the UPDATE raised by one) and `knownAfterUpdate`.
+   */
+  readonly rereadColumns: readonly ColumnMapping[];
+  /** SELECT of `rereadColumns` (the key alone when there is none) FROM the table, without WHERE. */
+  readonly #rereadFrom: string;
+  #rereadById: CompiledStatement | undefined = undefined;
   readonly #byId: Map<boolean, CompiledStatement> = new Map();
   readonly #byIdGuarded = new WeakMap<Condition, Map<boolean, CompiledStatement & { readonly tenantAt: number }>>();
   readonly #guardedSql = new WeakMap<Condition, Map<string, { readonly sql: string; readonly values: readonly unknown[] }>>();
@@ -175,6 +188,11 @@ export class EntityStatements {
       this.softDeleteColumns = [];
       this.undeleteColumns = [];
     }
+    const known = new Set(this.updateColumns.filter((column) => dialect.readsBackAsWritten?.(column.type) === true));
+    this.knownAfterUpdate = this.updateColumns.filter((column) => known.has(column));
+    this.rereadColumns = mapping.columns.filter((column) => column !== pk && column !== version && !known.has(column));
+    const reread = this.rereadColumns.length > 0 ? this.rereadColumns : [pk];
+    this.#rereadFrom = `SELECT ${reread.map(columnSql).join(", ")} FROM ${table}`;
     this.relations = mapping.relations.map((relation) => {
       const children = `FROM ${q(relation.table)} WHERE ${q(relation.foreignKey)} = ${dialect.placeholder(0)}`;
       return {
@@ -290,6 +308,25 @@ export class EntityStatements {
     }
     // The id condition is rendered first, so its value is the first parameter; the fixed WHERE clause's follow,
     // and the tenant's is the last.
+    const parameters = cached.parameters.slice();
+    parameters[0] = id;
+    if (this.tenantScoped) parameters[parameters.length - 1] = this.#tenantValue(tenant);
+    return { sql: cached.sql, parameters };
+  }
+
+  /**
+   * SELECT of `rereadColumns` by primary key, deleted rows included, as `selectById(id, true, tenant)` selects
+   * the row: the reload of a row just updated, which reads only what the entity does not hold already.
+   */
+  rereadById(id: number, tenant?: string): CompiledStatement {
+    let cached = this.#rereadById;
+    if (cached === undefined) {
+      const key: Condition = { kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 };
+      const where = this.#where([key], true, "", undefined);
+      cached = { sql: `${this.#rereadFrom}${where.sql}`, parameters: where.parameters as unknown[] };
+      this.#rereadById = cached;
+    }
+    // As in `selectById`: the id is the first value, the tenant's the last.
     const parameters = cached.parameters.slice();
     parameters[0] = id;
     if (this.tenantScoped) parameters[parameters.length - 1] = this.#tenantValue(tenant);
@@ -435,6 +472,18 @@ const unscopedCache = new WeakMap<EntityMapping, Map<Dialect, EntityStatements>>
 
 /** The statements of `mapping` on `dialect`, built once; scoped to one tenant when the entity has a `@TenantColumn`. */
 export function statementsOf(mapping: EntityMapping, dialect: Dialect): EntityStatements {
+  // A request writes and reads one entity on one engine, mostly: the last answer is checked before the maps.
+  const last = lastStatements;
+  if (last !== undefined && last.mapping === mapping && last.dialect === dialect) return last;
+  lastStatements = lookUpStatements(mapping, dialect);
+  return lastStatements;
+}
+
+/** The statements `statementsOf` answered last. */
+let lastStatements: EntityStatements | undefined;
+
+/** `statementsOf` by its maps. */
+function lookUpStatements(mapping: EntityMapping, dialect: Dialect): EntityStatements {
   let byDialect = cache.get(mapping);
   if (byDialect === undefined) cache.set(mapping, (byDialect = new Map()));
   let statements = byDialect.get(dialect);

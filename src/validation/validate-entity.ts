@@ -11,12 +11,15 @@ import { type ValidationPlan, validationPlanOf } from "./validation-plan.js";
  */
 export function validateEntity(mapping: EntityMapping, entity: object, context: unknown): Promise<void> | undefined {
   const plan = validationPlanOf(mapping);
-  if (plan.columns.length === 0 && plan.validators.length === 0) return undefined;
+  if (plan.validators.length === 0) {
+    // Nothing allocated when every value passes.
+    const failures = plan.failuresOf(entity);
+    if (failures !== undefined) throw new ValidationError(failures);
+    return undefined;
+  }
   const errors = new ValidationErrors(mapping);
   plan.checkColumns(entity, errors);
-  if (plan.validators.length > 0) return runValidators(plan.validators, entity, errors, context);
-  if (errors.hasErrors) throw new ValidationError(errors.failures);
-  return undefined;
+  return runValidators(plan.validators, entity, errors, context);
 }
 
 /** True when the entity has `@Validator` methods: application code that may read the database during a write. */

@@ -32,25 +32,19 @@ export function fitsSize(text: string, size: number): boolean {
   return codePointLength(text) <= size;
 }
 
+/** `String.prototype.isWellFormed` (ES2024, in every Node.js Tenon supports), which the ES2023 library does not declare. */
+interface WellFormedText {
+  isWellFormed(): boolean;
+}
+
 /**
  * What keeps `text` from being stored the same on every engine: a NUL character (named first when the text
- * has both) or a lone surrogate. One pass over the UTF-16 units: a call of the Unicode-mode expression
- * `/[\x00\p{Cs}]/u` cost about three times the instructions on the short texts of a request body.
+ * has both) or a lone surrogate. Two built-ins answer for the usual text: `indexOf` finds no NUL and
+ * `isWellFormed` no lone surrogate (at once for a text V8 holds a byte per character); a loop over the UTF-16
+ * units in JavaScript cost some 30 instructions a character, and the Unicode-mode expression `/[\x00\p{Cs}]/u`
+ * three times that.
  */
 export function textFaultOf(text: string): TextFault | undefined {
-  let lone = false;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit === 0) return "nul";
-    if (unit < 0xd800 || unit > 0xdfff) continue;
-    if (unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++;
-        continue;
-      }
-    }
-    lone = true;
-  }
-  return lone ? "lone-surrogate" : undefined;
+  if (text.indexOf("\0") < 0) return (text as unknown as WellFormedText).isWellFormed() ? undefined : "lone-surrogate";
+  return "nul";
 }

@@ -10,6 +10,9 @@ import { fromSqliteDecimal, maxIntegerPrecision, toSqliteDecimal } from "./sqlit
 /** The empty blob every driver stores as a zero-length blob (see `toDatabase`). */
 const emptyBlob = Buffer.alloc(0);
 
+/** The column kinds whose values SQLite reads back as written (`readsBackAsWritten`). */
+const readBackKinds: ReadonlySet<string> = new Set(["string", "int32", "float", "date"]);
+
 /** The ISO-8601 text of the start of each period (dates are stored as that text), with the modifiers that reach it. */
 const truncations: Readonly<Record<DateTruncation, (column: string) => string>> = {
   day: (column) => `strftime('%Y-%m-%dT00:00:00.000Z', ${column})`,
@@ -49,6 +52,14 @@ export class SqliteDialect extends StandardDialect {
    */
   override sumsExactly(type: ColumnType<unknown>): boolean {
     return type.kind !== "decimal" || (type.precision ?? maxIntegerPrecision) <= maxIntegerPrecision;
+  }
+
+  /**
+   * @inheritdoc Text, 32-bit integers, floats and dates (ISO text, which `fromDatabase` reads back to the same
+   * millisecond) are stored as bound in the column types Tenon declares for them.
+   */
+  override readsBackAsWritten(type: ColumnType<unknown>): boolean {
+    return readBackKinds.has(type.kind);
   }
 
   /** @inheritdoc */

@@ -363,9 +363,9 @@ export class HttpEntityWriter<T extends object> {
     return this.context.retryingNow(() => this.#reload(entity, config), this.#retryOption());
   }
 
-  /** One attempt of `#reloaded`. */
+  /** One attempt of `#reloaded`: the row read again (after a plain update, only what the entity lacks: `refreshWrittenNow`). */
   #reload(entity: T, config: JsonSerializerConfig): unknown {
-    const refreshing = this.context.refreshNow(entity);
+    const refreshing = this.context.refreshWrittenNow(entity);
     if (refreshing !== undefined) return refreshing.then(() => this.#reloadedJson(entity, config));
     return this.#reloadedJson(entity, config);
   }
