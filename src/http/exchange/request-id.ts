@@ -1,5 +1,6 @@
 import { randomFillSync } from "node:crypto";
 import { latin1Reader } from "../../values/latin1-text.js";
+import { isHeaderName } from "./header-name.js";
 
 /**
  * The longest `X-Request-Id` taken from a caller; a longer one is replaced. Bounded so that a caller cannot
@@ -28,7 +29,7 @@ export function isWellFormedRequestId(value: string): boolean {
 export function requestIdOf(rawHeaders: readonly string[]): string {
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i];
-    if (name.length === 12 && name.toLowerCase() === "x-request-id") {
+    if (isHeaderName(name, "x-request-id")) {
       const value = rawHeaders[i + 1];
       return isWellFormedRequestId(value) ? value : randomRequestId();
     }

@@ -12,6 +12,11 @@ interface RouteSlot<T> {
   PATCH?: T;
   DELETE?: T;
   readonly methods: HttpRouterMethod[];
+  /**
+   * The matches of a route without placeholders, one per method, made once when the route is added: such a
+   * match has no arguments, so every request to it is answered the same object, with nothing allocated.
+   */
+  readonly matches: Partial<Record<HttpRouterMethod, HttpRouteMatch<T>>>;
 }
 
 /** A resolved route: the target and the decoded placeholder values (or the catch-all rest) in order. */
@@ -85,7 +90,7 @@ export class HttpRouter<T> {
     }
     let slot = map.get(key);
     if (slot === undefined) {
-      slot = { methods: [] };
+      slot = { methods: [], matches: {} };
       map.set(key, slot);
     }
     const existing = slot[method];
@@ -94,6 +99,7 @@ export class HttpRouter<T> {
     }
     slot[method] = target;
     slot.methods.push(method);
+    if (map === this.#exact) slot.matches[method] = Object.freeze({ target, args: noArgs });
     this.#size++;
   }
 
@@ -106,8 +112,8 @@ export class HttpRouter<T> {
     const m = method as HttpRouterMethod;
     const simple = simpleKey(path);
     if (simple !== undefined) {
-      const target = this.#exact.get(simple)?.[m];
-      if (target !== undefined) return { target, args: noArgs };
+      const exact = this.#exact.get(simple)?.matches[m];
+      if (exact !== undefined) return exact;
       if (this.#mostPlaceholders === 0 && this.#catchAll.size === 0) return undefined;
       const match = this.#resolveSimple(m, path, simple);
       if (match !== undefined || this.#catchAll.size === 0) return match;
@@ -116,8 +122,8 @@ export class HttpRouter<T> {
     if (split === undefined) return undefined;
     const { keys, values } = split;
     if (simple === undefined) {
-      const target = this.#exact.get(keys[keys.length - 1] || "/")?.[m];
-      if (target !== undefined) return { target, args: noArgs };
+      const exact = this.#exact.get(keys[keys.length - 1] || "/")?.matches[m];
+      if (exact !== undefined) return exact;
     }
     const count = values.length;
     if (simple === undefined) {

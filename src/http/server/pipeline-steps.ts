@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import { isSettledDisposal } from "../../disposal.js";
 import { isInt32 } from "../../values/integer-range.js";
 import { HttpError } from "../exchange/http-errors.js";
+import { isHeaderName } from "../exchange/header-name.js";
 import { HttpDefaults, HttpMessages, HttpStatus } from "../exchange/http-messages.js";
 import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
@@ -63,9 +64,13 @@ export function rawPathOf(uri: string): string {
 export function methodOverrideOf(raw: readonly string[]): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
-    if (name.length < 13 || name.length > 22) continue;
-    const lower = name.toLowerCase();
-    if (lower === "x-http-method-override" || lower === "x-http-method" || lower === "x-method-override") return raw[i + 1];
+    const length = name.length;
+    if (
+      (length === 22 && isHeaderName(name, "x-http-method-override")) ||
+      (length === 13 && isHeaderName(name, "x-http-method")) ||
+      (length === 17 && isHeaderName(name, "x-method-override"))
+    )
+      return raw[i + 1];
   }
   return undefined;
 }

@@ -139,8 +139,9 @@ export class RequestDispatcher<C> {
   /** Checks the areas, converts the arguments and runs the handler; a synchronous result is serialized here. */
   #invoke(match: HttpRouteMatch<RouteTarget<C>>, request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
     const target = match.target;
-    for (const area of target.areas) {
-      if (request.user?.hasArea(area) !== true) throw new HttpForbiddenError(HttpMessages.areaRequired(area, target.description));
+    const areas = target.areas;
+    for (let i = 0; i < areas.length; i++) {
+      if (request.user?.hasArea(areas[i]) !== true) throw new HttpForbiddenError(HttpMessages.areaRequired(areas[i], target.description));
     }
     const args = target.params === "string" || match.args.length === 0 ? match.args : int32Args(match.args, request);
     const controller = new target.controller(context, request, response);

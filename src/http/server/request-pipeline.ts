@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorAnswerOf, newTaskId, serverErrorBody } from "./error-answer.js";
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpClientGoneError, HttpError } from "../exchange/http-errors.js";
+import { isHeaderName } from "../exchange/header-name.js";
 import { HttpRequest, mediaTypeOf, type RequestServices } from "../exchange/http-request.js";
 import { HttpResponse } from "../exchange/http-response.js";
 import { HttpDefaults, HttpStatus, HttpMessages } from "../exchange/http-messages.js";
@@ -28,7 +29,7 @@ import {
 function contentTypeOf(raw: readonly string[]): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
-    if (name.length === 12 && name.toLowerCase() === "content-type") return raw[i + 1];
+    if (isHeaderName(name, "content-type")) return raw[i + 1];
   }
   return undefined;
 }
@@ -124,8 +125,8 @@ export class RequestPipeline<C> {
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i];
       if (name.length === 4) host ||= isHost(name);
-      else if (name.length === 14 && name.toLowerCase() === "content-length") declared = Number(raw[i + 1]);
-      else if (name.length === 17 && name.toLowerCase() === "transfer-encoding") chunked = true;
+      else if (name.length === 14 && isHeaderName(name, "content-length")) declared = Number(raw[i + 1]);
+      else if (name.length === 17 && isHeaderName(name, "transfer-encoding")) chunked = true;
     }
     if (!host && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
       // RFC 9112 3.2: an HTTP/1.1 request without Host is a 400 (node:http's own answer would have no body).

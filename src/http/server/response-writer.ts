@@ -3,12 +3,13 @@ import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpResponse } from "../exchange/http-response.js";
 import { HttpDefaults, HttpStatus } from "../exchange/http-messages.js";
 import { requestIdOf } from "../exchange/request-id.js";
+import { isHeaderName } from "../exchange/header-name.js";
 
 /** The first `Origin` header of a request, read only when the CORS answer depends on it. */
 function originOf(req: IncomingMessage | undefined): string | undefined {
   const raw = req?.rawHeaders;
   if (raw === undefined) return undefined;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 6 && raw[i].toLowerCase() === "origin") return raw[i + 1];
+  for (let i = 0; i < raw.length; i += 2) if (isHeaderName(raw[i], "origin")) return raw[i + 1];
   return undefined;
 }
 
@@ -101,8 +102,23 @@ function writeWithoutCors(
   const encoding = response.contentEncoding;
   // A 304 has no content, and a Content-Length there would claim the length of the 200 (RFC 9110 8.6).
   const sized = response.statusCode !== HttpStatus.notModified;
-  const headers: (string | number)[] = [];
   const own = response.headerTriples;
+  if (own === undefined && server !== "" && type !== "" && encoding === "" && sized && !closeConnection) {
+    // The usual answer (a body, no header of the handler's): the list written at once, with no growing of an array.
+    res.writeHead(response.statusCode, [
+      "server",
+      server,
+      "x-request-id",
+      requestId,
+      "content-type",
+      type,
+      "content-length",
+      response.contentLength,
+    ]);
+    res.end(content);
+    return;
+  }
+  const headers: (string | number)[] = [];
   if (own !== undefined) {
     for (let i = 0; i < own.length; i += 3) {
       const name = own[i];

@@ -45,6 +45,22 @@ describe("the router", () => {
     assert.deepEqual(table.resolve("GET", "/api/things/AbC/")?.args, ["AbC"]);
   });
 
+  test("a path past ASCII still compares without case, its values keeping theirs", () => {
+    const table = router(["GET", "/straße/Äpfel"], ["GET", "/straße/Äpfel/?"]);
+    assert.equal(table.resolve("GET", "/STRAßE/äpfel")?.target, "GET /straße/Äpfel");
+    assert.equal(table.resolve("GET", "/straße/äpfel/")?.target, "GET /straße/Äpfel");
+    assert.deepEqual(table.resolve("GET", "/Straße/ÄPFEL/Öl")?.args, ["Öl"]);
+  });
+
+  test("an address without placeholders answers the same frozen match every time, with no arguments", () => {
+    const table = router(["GET", "/a/b"], ["POST", "/a/b"]);
+    const first = table.resolve("GET", "/a/b");
+    assert.equal(table.resolve("GET", "/A/B/"), first);
+    assert.ok(Object.isFrozen(first));
+    assert.deepEqual(first?.args, []);
+    assert.equal(table.resolve("POST", "/a/b")?.target, "POST /a/b");
+  });
+
   test("percent-decoding happens after the split, so %2F never makes a segment", () => {
     const table = router(["GET", "/a/b/c"], ["GET", "/a/?"]);
     assert.equal(table.resolve("GET", "/a/b%2Fc")?.target, "GET /a/?");
