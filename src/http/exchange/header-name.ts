@@ -8,7 +8,6 @@
  */
 export function isHeaderName(name: string, lower: string): boolean {
   return (
-    name === lower ||
-    (name.length === lower.length && (name.charCodeAt(0) | 32) === lower.charCodeAt(0) && name.toLowerCase() === lower)
+    name === lower || (name.length === lower.length && (name.charCodeAt(0) | 32) === lower.charCodeAt(0) && name.toLowerCase() === lower)
   );
 }
