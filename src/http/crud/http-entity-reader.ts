@@ -81,19 +81,6 @@ export interface HttpAggregatePage {
 const withDeleted: GetOptions = Object.freeze({ includeDeleted: true });
 const withoutDeleted: GetOptions = Object.freeze({ includeDeleted: false });
 
-/** The class the last reader was made for, and its mapping: a controller makes a reader of the same class on every request. */
-let lastEntityClass: EntityClass<object> | undefined;
-let lastMapping: EntityMapping<object> | undefined;
-
-/** `EntityMapping.of(entityClass)`, without the cache lookup when the class is the last one asked for. */
-function mappingOf<T extends object>(entityClass: EntityClass<T>): EntityMapping<T> {
-  if (entityClass !== lastEntityClass) {
-    lastMapping = EntityMapping.of(entityClass) as unknown as EntityMapping<object>;
-    lastEntityClass = entityClass as EntityClass<object>;
-  }
-  return lastMapping as unknown as EntityMapping<T>;
-}
-
 /**
  * The standard read logic for one entity class over HTTP. The context is
  * borrowed, not owned.
@@ -118,7 +105,7 @@ export class HttpEntityReader<T extends object> {
     this.entityClass = entityClass;
     this.context = context;
     this.filterParameters = filterParameters;
-    this.#mapping = mappingOf(entityClass);
+    this.#mapping = EntityMapping.of(entityClass);
   }
 
   /**
