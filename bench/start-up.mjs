@@ -12,7 +12,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
 import { sqliteDataset } from "./lib/dataset.mjs";
-import { cpuNs, startServer } from "./lib/server-process.mjs";
+import { cpuNs, rssMiB, startServer } from "./lib/server-process.mjs";
 import { median } from "./lib/stats.mjs";
 
 const { values: o } = parseArgs({
@@ -31,16 +31,6 @@ if (o.help) {
       .join("\n"),
   );
   process.exit(0);
-}
-
-/** The resident set size of a process now, in MiB (VmRSS), or null where /proc has none. */
-function rssMiB(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 const contenders = o.contenders.split(",").map((id) => {

@@ -18,7 +18,7 @@ import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
-import { startServer } from "./lib/server-process.mjs";
+import { rssMiB, startServer } from "./lib/server-process.mjs";
 
 const { values: o } = parseArgs({
   options: {
@@ -34,12 +34,6 @@ const MARIADB_URL = process.env.BENCH_MARIADB_URL || "mariadb://root@127.0.0.1:3
 const name = `tenon_stream_bench_${process.pid}`;
 const TMP = path.join(BENCH_DIR, "results", "tmp");
 fs.mkdirSync(TMP, { recursive: true });
-
-/** The resident set size of a process now, in MiB (VmRSS). */
-function rssMiB(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(m[1]) / 1024;
-}
 
 /** Samples a process's RSS every 50 ms until `stop()`: answers the highest seen. */
 function sampleRss(pid) {

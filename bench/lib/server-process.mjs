@@ -45,6 +45,16 @@ export function peakRssMiB(pid) {
   }
 }
 
+/** The resident set size of a process now, in MiB (VmRSS), or null where /proc has none. */
+export function rssMiB(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * CPU time a process has used so far, in nanoseconds: the run time of each of its threads (user and kernel,
  * from /proc/<pid>/task/<tid>/schedstat), or null where /proc has none. Read before and after a load, it
