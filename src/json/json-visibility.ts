@@ -27,11 +27,12 @@ export function isDeserialized(member: JsonMember): boolean {
 }
 
 /**
- * Whether a client may name the column in a filter `where` or `orderBy`: it is not `@NotFilterable` and
- * JSON output contains it (a column a client never sees cannot be filtered, or it would learn its values by probing).
+ * Whether a client may name the column in a filter `where` or `orderBy`: it is not `@NotFilterable`, JSON output
+ * contains it (a column a client never sees cannot be filtered, or it would learn its values by probing), and it is
+ * not a blob (bytes have no order or text a condition could compare).
  */
 export function isFilterable(column: ColumnMapping): boolean {
-  return column.filterable && isSerialized(column);
+  return column.filterable && column.type.kind !== "blob" && isSerialized(column);
 }
 
 /**

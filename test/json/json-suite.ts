@@ -340,6 +340,11 @@ export function jsonSuite(harness: EngineHarness): void {
         sample.properties.find((p) => p.name === "amount"),
         { name: "amount", type: "decimal", precision: 18, scale: 4 },
       );
+      // A blob has no order or text a condition compares: the filter refuses it, and the metadata says so.
+      assert.deepEqual(
+        sample.properties.find((p) => p.name === "data"),
+        { name: "data", type: "blob", filterable: false },
+      );
       (sample.properties as JsonObject[]).length = 0;
       assert.equal((context.metadataToJson(Sample).properties as JsonObject[]).length, 10, "callers get their own copy");
     });

@@ -132,15 +132,17 @@ export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas, rol
   const mapping = EntityMapping.of(entityClass);
   const name = `${mapping.name}Filter`;
   const audience = audienceOf(mapping, role);
-  const columns = mapping.columns
-    .filter((column) => isFilterable(column) && (role === undefined || audience.reads(column) === "always"))
-    .map(jsonPropertyName);
+  const filterable = mapping.columns.filter(
+    (column) => isFilterable(column) && (role === undefined || audience.reads(column) === "always"),
+  );
+  const columns = filterable.map(jsonPropertyName);
+  const columnName = { type: "string", enum: columns, description: columnNameDescription(filterable) };
   const item = { anyOf: [{ $ref: `#/components/schemas/${name}Condition` }, { $ref: `#/components/schemas/${name}Or` }] };
   schemas[`${name}Condition`] = {
     type: "object",
     required: ["columnName", "condition"],
     properties: {
-      columnName: { type: "string", enum: columns },
+      columnName,
       condition: { type: "string", enum: ["=", "<>", "<", "<=", ">", ">=", "LIKE", "NOT LIKE", "IN", "IS NULL", "IS NOT NULL"] },
       value: {},
     },
@@ -155,7 +157,7 @@ export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas, rol
         items: {
           type: "object",
           required: ["columnName"],
-          properties: { columnName: { type: "string", enum: columns }, direction: { type: "string", enum: ["ASC", "DESC", ""] } },
+          properties: { columnName, direction: { type: "string", enum: ["ASC", "DESC", ""] } },
         },
       },
       start: { type: "integer", minimum: 0 },
@@ -173,4 +175,16 @@ export function addFilterSchemas(entityClass: EntityClass, schemas: Schemas, rol
     },
   };
   return name;
+}
+
+/**
+ * What a filter's `columnName` may be: the listed JSON names are the ones to send; the server also reads each
+ * member's database column name, and either name in any case, which the description says with the names that differ.
+ */
+function columnNameDescription(filterable: readonly ColumnMapping[]): string {
+  const others = filterable
+    .filter((column) => column.columnName.toLowerCase() !== jsonPropertyName(column).toLowerCase())
+    .map((column) => `${column.columnName} for ${jsonPropertyName(column)}`);
+  const also = others.length === 0 ? "" : ` (${others.join(", ")})`;
+  return `A filterable member's JSON name. The server also reads its database column name${also}, and either name in any case.`;
 }

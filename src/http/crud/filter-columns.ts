@@ -8,8 +8,8 @@ const cache = new PerKeyCache(build);
 
 /**
  * The columns a client may name in a filter body of one entity: by JSON name or database column name,
- * compared without case (the JSON name wins). Columns that are not filterable (`@NotFilterable`, or never serialized) and
- * blobs are absent, so they answer exactly like unknown names.
+ * compared without case (the JSON name wins). Columns that are not filterable (`isFilterable`: `@NotFilterable`, never
+ * serialized, blobs) are absent, so they answer exactly like unknown names.
  */
 export function filterColumnsOf(mapping: EntityMapping): FilterColumns {
   return cache.of(mapping);
@@ -17,7 +17,7 @@ export function filterColumnsOf(mapping: EntityMapping): FilterColumns {
 
 function build(mapping: EntityMapping): FilterColumns {
   const byName = new Map<string, ColumnMapping>();
-  const usable = mapping.columns.filter((column) => isFilterable(column) && column.type.kind !== "blob");
+  const usable = mapping.columns.filter(isFilterable);
   // Later entries win: a joined table's column name, then the entity's own column of the same name, then JSON names.
   for (const column of usable) byName.set(column.columnName.toLowerCase(), column);
   for (const column of usable.filter((c) => c.alias === undefined)) byName.set(column.columnName.toLowerCase(), column);
