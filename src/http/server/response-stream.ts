@@ -40,9 +40,9 @@ export class OpenStreams {
         corked = null;
         socket?.uncork();
       },
-      // What waits in the response's own queue and in its socket's (where node:http puts what it sends).
+      // What waits in the response's own queue and in its socket's: node:http's `writableLength` counts both.
       get pendingBytes() {
-        return res.writableLength + (res.socket?.writableLength ?? 0);
+        return res.writableLength;
       },
       signal: controller.signal,
       drained: () => drainedOf(res, controller.signal),

@@ -5,6 +5,7 @@
 // connection (pipelined), over HTTP/1.0 (no chunked encoding), and the connection stays open for the next request.
 // Real sockets; the order of the two pipelined answers is driven by events, not by time.
 import assert from "node:assert/strict";
+import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { HttpController } from "../../../src/http/exchange/http-controller.js";
 import type { HttpStreamSink } from "../../../src/http/exchange/http-response.js";
@@ -60,6 +61,26 @@ class PiecesController extends HttpController<Ctx> {
   }
 }
 
+/** What `pendingBytes` said after the unread stream's writes, and how many bytes they were. */
+let unread: { resolve: (value: { pending: number; written: number }) => void } = { resolve: () => undefined };
+
+@Uri("/unread")
+class UnreadController extends HttpController<Ctx> {
+  @Get()
+  stream(): void {
+    this.response.contentType = "text/plain";
+    this.response.stream(async (sink) => {
+      const megabyte = "x".repeat(1024 * 1024);
+      let written = 0;
+      for (let i = 0; i < 32; i++) {
+        sink.write(megabyte);
+        written += megabyte.length;
+      }
+      unread.resolve({ pending: sink.pendingBytes, written });
+    });
+  }
+}
+
 /** The bodies of the chunked answers in `text`, decoded (each must be well formed: sizes, CRLFs, the last chunk). */
 function chunkedBodies(text: string): string[] {
   const bytes = Buffer.from(text, "latin1");
@@ -98,6 +119,7 @@ describe("a streamed answer's pieces", () => {
     server = await started(Ctx, (s) => {
       s.allowAnonymous = true;
       s.registerController(PiecesController);
+      s.registerController(UnreadController);
     });
   });
   after(async () => {
@@ -117,5 +139,21 @@ describe("a streamed answer's pieces", () => {
     const [head, ...rest] = outcome.text.split("\r\n\r\n");
     assert.doesNotMatch(head, /transfer-encoding/i);
     assert.equal(Buffer.from(rest.join("\r\n\r\n"), "latin1").toString("utf8"), expectedBody);
+  });
+
+  test("pendingBytes counts what waits for a client that reads nothing once, not twice", async () => {
+    const said = new Promise<{ pending: number; written: number }>((resolve) => (unread = { resolve }));
+    const socket = connect(server.port, "127.0.0.1");
+    socket.pause();
+    socket.write("GET /unread HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    try {
+      const { pending, written } = await said;
+      // What the kernel did not take of the 32 MiB waits in the socket's queue, which the response shares; the
+      // head and the chunks' sizes add a few hundred bytes. Counted twice, it would be near 64 MiB.
+      assert.ok(pending > 0, `${pending} bytes pending`);
+      assert.ok(pending <= written + 4096, `${pending} bytes pending of ${written} written`);
+    } finally {
+      socket.destroy();
+    }
   });
 });
