@@ -8,6 +8,7 @@
 // The table is the aggregate suite's AggSales (test/orm/aggregate-suite.ts), with indexes on (TenantID, StoreID)
 // and (TenantID, SoldAt); rows are made by the engine itself (generate_series, the SEQUENCE engine, a recursive
 // CTE), so loading 10^6 rows takes seconds. Every database, schema and file is this run's own and is dropped.
+import { spawnSync } from "node:child_process";
 import http from "node:http";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
@@ -22,6 +23,15 @@ import { AggSale } from "../dist/test/orm/aggregate-suite.js";
 import { sqliteHarness } from "../dist/test/orm/harness.js";
 import { openPostgres } from "../dist/test/orm/harness-postgres.js";
 import { openMariaDb } from "../dist/test/orm/harness-mariadb.js";
+
+// The suite's entity classes import "tenon", and this script the compiled files beside it: the repository's
+// `tenon-source` condition makes both one copy (scripts/run-tests.mjs runs the tests so). Without it, run again with it.
+if (!process.execArgv.includes("--conditions=tenon-source")) {
+  const { status } = spawnSync(process.execPath, ["--conditions=tenon-source", ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+  });
+  process.exit(status ?? 1);
+}
 
 const { values: o } = parseArgs({
   options: {
