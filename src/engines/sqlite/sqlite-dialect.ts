@@ -3,7 +3,7 @@ import { formatIsoDate } from "../../values/iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import { bufferOf } from "../../values/bytes.js";
 import { StandardDialect } from "../standard-dialect.js";
-import { convertCommon } from "../value-conversion.js";
+import { commonConverterOf, convertCommon } from "../value-conversion.js";
 import { SqliteSchemaDialect } from "./sqlite-schema-dialect.js";
 import { fromSqliteDecimal, maxIntegerPrecision, toSqliteDecimal } from "./sqlite-decimal.js";
 
@@ -84,5 +84,13 @@ export class SqliteDialect extends StandardDialect {
   override fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
     if (type.kind === "decimal" && value !== null && value !== undefined) return fromSqliteDecimal(value, type);
     return convertCommon(value, type);
+  }
+
+  /** @inheritdoc */
+  override fromDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+    if (type.kind === "decimal" || this.fromDatabase !== SqliteDialect.prototype.fromDatabase) {
+      return (value) => this.fromDatabase(value, type);
+    }
+    return commonConverterOf(type);
   }
 }
