@@ -49,6 +49,11 @@ export abstract class StandardDialect implements Dialect {
   }
 
   /** @inheritdoc */
+  toDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+    return (value) => this.toDatabase(value, type);
+  }
+
+  /** @inheritdoc */
   fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
     return convertCommon(value, type);
   }

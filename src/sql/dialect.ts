@@ -23,6 +23,12 @@ export interface Dialect {
   paginate(limit: string, offset: string): string;
   /** Converts an entity value to what the driver binds. `null` stays null. */
   toDatabase(value: unknown, type: ColumnType<unknown>): unknown;
+  /**
+   * `toDatabase` for one column type, as a function made once per column and called per write: the values of a
+   * statement are read by a function built per column list, which calls each column's own (see
+   * `fromDatabaseOf`). It answers what `toDatabase(value, type)` answers. Absent, `toDatabase` is called.
+   */
+  toDatabaseOf?(type: ColumnType<unknown>): (value: unknown) => unknown;
   /** Converts what the driver read to the entity value of the declared type. `null` stays null. */
   fromDatabase(value: unknown, type: ColumnType<unknown>): unknown;
   /**

@@ -80,6 +80,28 @@ export class SqliteDialect extends StandardDialect {
     }
   }
 
+  /**
+   * @inheritdoc Text and numbers of the text and number types are bound as they are, a date of a date column as its
+   * ISO text, without `toDatabase`'s dispatch; a dialect that overrides `toDatabase` or `toParameter` is called.
+   */
+  override toDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+    const convert = (value: unknown): unknown => this.toDatabase(value, type);
+    if (this.toDatabase !== SqliteDialect.prototype.toDatabase || this.toParameter !== StandardDialect.prototype.toParameter)
+      return convert;
+    switch (type.kind) {
+      case "string":
+      case "int32":
+      case "int64":
+      case "float":
+      case "lazy":
+        return (value) => (typeof value === "string" || typeof value === "number" ? value : convert(value));
+      case "date":
+        return (value) => (value instanceof Date ? formatIsoDate(value) : convert(value));
+      default:
+        return convert;
+    }
+  }
+
   /** @inheritdoc */
   override fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
     if (type.kind === "decimal" && value !== null && value !== undefined) return fromSqliteDecimal(value, type);
