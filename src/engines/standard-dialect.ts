@@ -48,7 +48,7 @@ export abstract class StandardDialect implements Dialect {
     return this.toParameter(value);
   }
 
-  /** @inheritdoc */
+  /** @internal A fast path, not API (see `Dialect.toDatabaseOf`). */
   toDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
     return (value) => this.toDatabase(value, type);
   }
@@ -58,7 +58,10 @@ export abstract class StandardDialect implements Dialect {
     return convertCommon(value, type);
   }
 
-  /** @inheritdoc A dialect that overrides `fromDatabase` gets it called, unless it overrides this too. */
+  /**
+   * @internal A fast path, not API (see `Dialect.fromDatabaseOf`). A dialect that overrides `fromDatabase` gets it
+   * called, unless it overrides this too.
+   */
   fromDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
     if (this.fromDatabase === StandardDialect.prototype.fromDatabase) return commonConverterOf(type);
     return (value) => this.fromDatabase(value, type);

@@ -27,6 +27,7 @@ export interface Dialect {
    * `toDatabase` for one column type, as a function made once per column and called per write: the values of a
    * statement are read by a function built per column list, which calls each column's own (see
    * `fromDatabaseOf`). It answers what `toDatabase(value, type)` answers. Absent, `toDatabase` is called.
+   * @internal A fast path, not public API.
    */
   toDatabaseOf?(type: ColumnType<unknown>): (value: unknown) => unknown;
   /** Converts what the driver read to the entity value of the declared type. `null` stays null. */
@@ -36,6 +37,7 @@ export interface Dialect {
    * built for a class calls each column's own, which the engine can inline (one call site of `fromDatabase`
    * sees every type). It answers what `fromDatabase(value, type)` answers. Absent (a dialect written before
    * it), the row filler calls `fromDatabase`.
+   * @internal A fast path, not public API.
    */
   fromDatabaseOf?(type: ColumnType<unknown>): (value: unknown) => unknown;
   /**

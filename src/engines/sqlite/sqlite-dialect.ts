@@ -81,8 +81,9 @@ export class SqliteDialect extends StandardDialect {
   }
 
   /**
-   * @inheritdoc Text and numbers of the text and number types are bound as they are, a date of a date column as its
-   * ISO text, without `toDatabase`'s dispatch; a dialect that overrides `toDatabase` or `toParameter` is called.
+   * @internal A fast path, not API (see `Dialect.toDatabaseOf`). Text and numbers of the text and number types
+   * are bound as they are, a date of a date column as its ISO text, without `toDatabase`'s dispatch; a dialect that
+   * overrides `toDatabase` or `toParameter` is called.
    */
   override toDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
     const convert = (value: unknown): unknown => this.toDatabase(value, type);
@@ -108,7 +109,7 @@ export class SqliteDialect extends StandardDialect {
     return convertCommon(value, type);
   }
 
-  /** @inheritdoc */
+  /** @internal A fast path, not API (see `Dialect.fromDatabaseOf`). */
   override fromDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
     if (type.kind === "decimal" || this.fromDatabase !== SqliteDialect.prototype.fromDatabase) {
       return (value) => this.fromDatabase(value, type);
