@@ -35,6 +35,13 @@ export interface Connection {
    */
   queryNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[][] | undefined;
   /**
+   * `queryNow` of a query that selects at most one row (by primary key): the row, or null when there is none,
+   * without the list of rows around it; undefined as in `queryNow`. Optional: without it the session calls
+   * `queryNow`.
+   * @internal A fast path, not public API.
+   */
+  queryOneNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[] | null | undefined;
+  /**
    * Runs several queries at once in one snapshot (one read transaction when none is open) and answers the
    * rows of each, when the engine runs statements synchronously and nothing makes them wait; undefined means
    * "not now". Optional: the embedded engine's way to read a list's count and page together.

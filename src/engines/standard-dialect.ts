@@ -4,7 +4,7 @@ import type { Dialect } from "../sql/dialect.js";
 import type { SchemaDialect } from "../sql/schema-dialect.js";
 import { bufferOf } from "../values/bytes.js";
 import { formatIsoDate } from "../values/iso-date.js";
-import { convertCommon } from "./value-conversion.js";
+import { commonConverterOf, convertCommon } from "./value-conversion.js";
 
 /**
  * What the engines' dialects share, written once: double-quoted identifiers, `?` placeholders, LIMIT and
@@ -48,9 +48,23 @@ export abstract class StandardDialect implements Dialect {
     return this.toParameter(value);
   }
 
+  /** @internal A fast path, not API (see `Dialect.toDatabaseOf`). */
+  toDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+    return (value) => this.toDatabase(value, type);
+  }
+
   /** @inheritdoc */
   fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
     return convertCommon(value, type);
+  }
+
+  /**
+   * @internal A fast path, not API (see `Dialect.fromDatabaseOf`). A dialect that overrides `fromDatabase` gets it
+   * called, unless it overrides this too.
+   */
+  fromDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+    if (this.fromDatabase === StandardDialect.prototype.fromDatabase) return commonConverterOf(type);
+    return (value) => this.fromDatabase(value, type);
   }
 
   /** @inheritdoc */

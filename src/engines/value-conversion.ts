@@ -37,3 +37,23 @@ export function convertCommon(value: unknown, type: ColumnType<unknown>): unknow
         : new TextEncoder().encode(String(value));
   }
 }
+
+/**
+ * `convertCommon` for one column type, as a function of the value alone: NULL and the usual kinds (numbers, text,
+ * dates stored as ISO text) take one or two tests of the value read; any other value or kind goes through
+ * `convertCommon`.
+ */
+export function commonConverterOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+  switch (type.kind) {
+    case "int32":
+    case "lazy":
+    case "float":
+      return (value) => (typeof value === "number" || value === null ? value : convertCommon(value, type));
+    case "string":
+      return (value) => (typeof value === "string" || value === null ? value : convertCommon(value, type));
+    case "date":
+      return (value) => (typeof value === "string" ? new Date(parseIsoTime(value)) : value === null ? null : convertCommon(value, type));
+    default:
+      return (value) => convertCommon(value, type);
+  }
+}

@@ -29,7 +29,7 @@ const encodeNumber: ColumnEncoder = (value) =>
         : null;
 const encodeInt64: ColumnEncoder = (value) =>
   value == null ? null : typeof value === "number" ? String(Math.trunc(value)) : String(value);
-const encodeText: ColumnEncoder = (value) => (value == null ? null : String(value));
+const encodeText: ColumnEncoder = (value) => (typeof value === "string" ? value : value == null ? null : String(value));
 const encodeBoolean: ColumnEncoder = (value) => (value == null ? null : Boolean(value));
 const encodeDate: ColumnEncoder = (value) => {
   if (!(value instanceof Date)) return null;

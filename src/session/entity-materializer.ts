@@ -4,7 +4,7 @@ import { attachLazy, attachLazyList, Lazy, LazyList, resetLazyList } from "../ma
 import { Filter } from "../filter/filter.js";
 import type { Dialect } from "../sql/dialect.js";
 import type { IdentityMap } from "./identity-map.js";
-import { emptyValue, rowFillerOf, type RowFiller } from "./row-filler.js";
+import { converterOf, rowFillerOf, settleAsRead, type RowFiller } from "./row-filler.js";
 import type { EntityStatements } from "../sql/entity-statements.js";
 import { PerKeyCache } from "../per-key-cache.js";
 
@@ -23,21 +23,23 @@ export interface MaterializerSession {
  */
 export class EntityMaterializer {
   readonly #dialect: Dialect;
+  readonly #shapes: PerKeyCache<EntityMapping, RowShape>;
   readonly #identityMap: IdentityMap;
   readonly #session: MaterializerSession;
 
   /** @param dialect converts driver values. @param identityMap the session's. @param session loads references and details. */
   constructor(dialect: Dialect, identityMap: IdentityMap, session: MaterializerSession) {
     this.#dialect = dialect;
+    this.#shapes = rowShapes.of(dialect);
     this.#identityMap = identityMap;
     this.#session = session;
   }
 
   /** The entity of a row: the identity map's instance for its key, or a new one filled from the row (join entities: always new). */
   materialize<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
-    const shape = rowShapes.of(mapping);
+    const shape = this.#shapes.of(mapping);
     if (!mapping.isJoinEntity) {
-      const id = this.#dialect.fromDatabase(row[shape.keyIndex], mapping.primaryKey.type) as number;
+      const id = shape.readKey(row[shape.keyIndex]) as number;
       const known = this.#identityMap.get(mapping.entityClass, id);
       if (known !== undefined) return known as T;
       const entity = mapping.create();
@@ -57,13 +59,13 @@ export class EntityMaterializer {
    */
   materializeDetached<T extends object>(mapping: EntityMapping<T>, row: unknown[]): T {
     const entity = mapping.create();
-    this.#fill(rowShapes.of(mapping), mapping, entity, row);
+    this.#fill(this.#shapes.of(mapping), mapping, entity, row);
     return entity;
   }
 
   /** Writes a row into an entity (column values converted from the driver) and rebinds its references; loaded details are forgotten. */
   fill(mapping: EntityMapping, entity: object, row: unknown[]): void {
-    this.#fill(rowShapes.of(mapping), mapping, entity, row);
+    this.#fill(this.#shapes.of(mapping), mapping, entity, row);
   }
 
   /**
@@ -74,18 +76,12 @@ export class EntityMaterializer {
    */
   fillReread(statements: EntityStatements, entity: object, row: unknown[]): void {
     const known = statements.knownAfterUpdate;
-    for (let i = 0; i < known.length; i++) {
-      const column = known[i];
-      const value = column.get(entity);
-      if (value === null || value === undefined) column.set(entity, column.type.nullable ? null : emptyValue(column));
-      // A number's zero is stored without its sign.
-      else if (value === 0) column.set(entity, 0);
-    }
-    if (statements.rereadColumns.length > 0) rereadFillers.of(statements)(entity, row, this.#dialect);
+    for (let i = 0; i < known.length; i++) settleAsRead(known[i], entity);
+    if (statements.rereadColumns.length > 0) rereadFillers.of(this.#dialect).of(statements)(entity, row);
   }
 
   #fill(shape: RowShape, mapping: EntityMapping, entity: object, row: unknown[]): void {
-    shape.fill(entity, row, this.#dialect);
+    shape.fill(entity, row);
     if (shape.binds) this.attach(mapping, entity, true);
   }
 
@@ -128,17 +124,26 @@ interface RowShape {
   readonly fill: RowFiller;
   /** The index of the primary key in a row. */
   readonly keyIndex: number;
+  /** The dialect's conversion of the primary key's value. */
+  readonly readKey: (value: unknown) => unknown;
   /** Whether entities of the class have references or details to bind to the session. */
   readonly binds: boolean;
 }
 
+/** The row shapes of each dialect's mappings, built once (a filler converts by its dialect). */
 const rowShapes = new PerKeyCache(
-  (mapping: EntityMapping): RowShape => ({
-    fill: rowFillerOf(mapping.columns),
-    keyIndex: mapping.columns.indexOf(mapping.primaryKey),
-    binds: mapping.hasLazyMembers,
-  }),
+  (dialect: Dialect) =>
+    new PerKeyCache(
+      (mapping: EntityMapping): RowShape => ({
+        fill: rowFillerOf(mapping.columns, dialect),
+        keyIndex: mapping.columns.indexOf(mapping.primaryKey),
+        readKey: converterOf(dialect, mapping.primaryKey),
+        binds: mapping.hasLazyMembers,
+      }),
+    ),
 );
 
-/** The filler of each statements' `rereadColumns`, built once. */
-const rereadFillers = new PerKeyCache((statements: EntityStatements): RowFiller => rowFillerOf(statements.rereadColumns));
+/** The filler of each statements' `rereadColumns` on each dialect, built once. */
+const rereadFillers = new PerKeyCache(
+  (dialect: Dialect) => new PerKeyCache((statements: EntityStatements): RowFiller => rowFillerOf(statements.rereadColumns, dialect)),
+);

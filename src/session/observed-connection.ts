@@ -121,6 +121,27 @@ export class ObservedSyncConnection extends ObservedConnection {
     return rows;
   }
 
+  /** @internal A fast path, not API (see `Connection.queryOneNow`): the engine's own, or the first row of `queryNow`. */
+  queryOneNow(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[] | null | undefined {
+    const connection = this.connection;
+    if (connection.queryOneNow === undefined) {
+      const rows = this.queryNow(sql, parameters, exactIntegers);
+      return rows === undefined ? undefined : rows.length === 0 ? null : (rows[0] as unknown[]);
+    }
+    const observer = this.observer;
+    const token = observer.statementStarted(sql, this.system);
+    let row: unknown[] | null | undefined;
+    try {
+      row = connection.queryOneNow(sql, parameters, exactIntegers);
+    } catch (error) {
+      observer.statementEnded(token, error);
+      throw error;
+    }
+    // undefined: the engine could not run it now, and `query` will run (and report) it; the token is dropped
+    if (row !== undefined) observer.statementEnded(token, undefined);
+    return row;
+  }
+
   /** @internal A fast path, not API (see `Connection.executeNow`). */
   executeNow(sql: string, parameters: readonly unknown[]): number | undefined {
     const connection = this.connection;

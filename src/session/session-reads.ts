@@ -67,8 +67,14 @@ export class SessionReads {
     }
     const statements = sessionStatements(this.#tenants, mapping, this.#dialect);
     const statement = statements.selectById(id, includeDeleted, sessionTenant(this.#tenants, mapping), guard);
-    const rows = this.#connection.now()?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
-    if (rows !== undefined) return this.#first(mapping, rows);
+    const connection = this.#connection.now();
+    if (connection?.queryOneNow !== undefined) {
+      const row = connection.queryOneNow(statement.sql, statement.parameters, statements.exactIntegers);
+      if (row !== undefined) return row === null ? null : this.#entities.materialize(mapping, row);
+    } else {
+      const rows = connection?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);
+      if (rows !== undefined) return this.#first(mapping, rows);
+    }
     return this.#query(statement, statements.exactIntegers).then((read) => this.#first(mapping, read));
   }
 

@@ -49,6 +49,9 @@ export class SessionWrites implements BatchSession {
   readonly #reads: SessionReads;
   /** The key each entity got from `setSequenceId`: an insert may replace a drawn key, never a chosen one. */
   #drawnKeys: WeakMap<object, number> | undefined = undefined;
+  /** The entity whose key was drawn first in the session, and its key: most sessions draw one, kept without a WeakMap. */
+  #firstDrawn: object | undefined = undefined;
+  #firstDrawnKey = 0;
 
   /** @param session the context. @param connection, transaction, identityMap, entities, policies, reads its parts. */
   constructor(
@@ -140,11 +143,17 @@ export class SessionWrites implements BatchSession {
 
   /** Records that `id` was drawn for `entity`. */
   markDrawn(entity: object, id: number): void {
-    (this.#drawnKeys ??= new WeakMap()).set(entity, id);
+    if (this.#firstDrawn === undefined || this.#firstDrawn === entity) {
+      this.#firstDrawn = entity;
+      this.#firstDrawnKey = id;
+    } else {
+      (this.#drawnKeys ??= new WeakMap()).set(entity, id);
+    }
   }
 
   /** Whether `id` is the key drawn for `entity`. */
   isDrawn(entity: object, id: unknown): boolean {
+    if (entity === this.#firstDrawn) return this.#firstDrawnKey === id;
     return this.#drawnKeys?.get(entity) === id;
   }
 

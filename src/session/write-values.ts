@@ -20,43 +20,46 @@ export function writableMapping(entity: object): EntityMapping {
 
 /** The values of `columns` of an entity, in order, converted for the driver (a reference writes its id). */
 export function columnValues(columns: readonly ColumnMapping[], entity: object, dialect: Dialect): unknown[] {
-  return valueReaders.of(columns)(entity, dialect);
+  return valueReaders.of(dialect).of(columns)(entity);
 }
 
-/** Reads the values of a list of columns of an entity (see `columnValues`). */
-type ValueReader = (entity: object, dialect: Dialect) => unknown[];
+/** Reads the values of a list of columns of an entity, converted by a dialect (see `columnValues`). */
+type ValueReader = (entity: object) => unknown[];
 
-/** The reader of each list of columns (a statement's, kept as long as it), built once. */
-const valueReaders = new PerKeyCache((columns: readonly ColumnMapping[]): ValueReader => {
-  return compileValueReader(columns) ?? ((entity, dialect) => readColumnValues(columns, entity, dialect));
-});
+/** The reader of each list of columns (a statement's, kept as long as it) on each dialect, built once. */
+const valueReaders = new PerKeyCache(
+  (dialect: Dialect) =>
+    new PerKeyCache((columns: readonly ColumnMapping[]): ValueReader => {
+      return compileValueReader(columns, dialect) ?? ((entity) => readColumnValues(columns, entity, dialect));
+    }),
+);
 
 /**
- * `readColumnValues` as one function built for a list of columns: a statement per column, each calling its own
- * getter, and the values answered as one array literal. Nothing of the mapping but indexes enters the text.
- * Undefined where the platform refuses code generation.
+ * `readColumnValues` as one function built for a list of columns and a dialect: a statement per column, each
+ * calling its own getter and the dialect's conversion of its type (`Dialect.toDatabaseOf`), and the values answered
+ * as one array literal. Nothing of the mapping but indexes enters the text. Undefined where the platform refuses
+ * code generation.
  * @internal
  */
-export function compileValueReader(columns: readonly ColumnMapping[]): ValueReader | undefined {
+export function compileValueReader(columns: readonly ColumnMapping[], dialect: Dialect): ValueReader | undefined {
   const parameters: string[] = ["Lazy"];
   const values: unknown[] = [Lazy];
   const statements: string[] = [];
   const names: string[] = [];
   columns.forEach((column, i) => {
-    parameters.push(`get${i}`, `type${i}`);
-    values.push(column.get, column.type);
+    const type = column.type;
+    parameters.push(`get${i}`, `write${i}`);
+    values.push(column.get, dialect.toDatabaseOf?.(type) ?? ((value: unknown) => dialect.toDatabase(value, type)));
     statements.push(
-      column.type.kind === "lazy"
-        ? `value = get${i}(entity);\n  value = value instanceof Lazy ? value.id : null;`
-        : `value = get${i}(entity);`,
-      `const v${i} = value === undefined ? null : dialect.toDatabase(value, type${i});`,
+      type.kind === "lazy" ? `value = get${i}(entity);\n  value = value instanceof Lazy ? value.id : null;` : `value = get${i}(entity);`,
+      `const v${i} = value === undefined ? null : write${i}(value);`,
     );
     names.push(`v${i}`);
   });
   return generateFunction<ValueReader>(
     parameters,
     values,
-    `return function columnValues(entity, dialect) {\n  let value;\n  ${statements.join("\n  ")}\n  return [${names.join(", ")}];\n};`,
+    `return function columnValues(entity) {\n  let value;\n  ${statements.join("\n  ")}\n  return [${names.join(", ")}];\n};`,
   );
 }
 

@@ -23,8 +23,23 @@ export interface Dialect {
   paginate(limit: string, offset: string): string;
   /** Converts an entity value to what the driver binds. `null` stays null. */
   toDatabase(value: unknown, type: ColumnType<unknown>): unknown;
+  /**
+   * `toDatabase` for one column type, as a function made once per column and called per write: the values of a
+   * statement are read by a function built per column list, which calls each column's own (see
+   * `fromDatabaseOf`). It answers what `toDatabase(value, type)` answers. Absent, `toDatabase` is called.
+   * @internal A fast path, not public API.
+   */
+  toDatabaseOf?(type: ColumnType<unknown>): (value: unknown) => unknown;
   /** Converts what the driver read to the entity value of the declared type. `null` stays null. */
   fromDatabase(value: unknown, type: ColumnType<unknown>): unknown;
+  /**
+   * `fromDatabase` for one column type, as a function made once per column and called per row: a row filler
+   * built for a class calls each column's own, which the engine can inline (one call site of `fromDatabase`
+   * sees every type). It answers what `fromDatabase(value, type)` answers. Absent (a dialect written before
+   * it), the row filler calls `fromDatabase`.
+   * @internal A fast path, not public API.
+   */
+  fromDatabaseOf?(type: ColumnType<unknown>): (value: unknown) => unknown;
   /**
    * What an INSERT appends so that a row whose primary key (`quotedKey`) is taken is skipped, counting 0
    * rows, instead of failing: ` ON CONFLICT (key) DO NOTHING`. Empty where the engine has no clause limited

@@ -41,7 +41,8 @@ export function columnFitChecks(column: ColumnMapping, name: string): FitCheck[]
   if (type.kind !== "string") return [];
   const checks: FitCheck[] = [
     (value) => {
-      if (typeof value !== "string") return undefined;
+      // The empty text (an audit column's `By` before its first write) has nothing to look for.
+      if (typeof value !== "string" || value.length === 0) return undefined;
       const fault = textFaultOf(value);
       return fault === undefined ? undefined : ValidationMessages.unstorableText(name, fault);
     },

@@ -46,4 +46,31 @@ describe("IdentityMap", () => {
     assert.equal(map.get(Contact, 7), contact);
     assert.ok(map.get(Company, 7) instanceof Company);
   });
+
+  it("holds a session's one instance without a map, replaces it, forgets it, and keeps it when a second comes", () => {
+    const map = new IdentityMap();
+    const first = new Company();
+    map.set(Company, 1, first);
+    assert.equal(map.get(Company, 1), first);
+    assert.equal(map.get(Company, 2), undefined);
+    assert.equal(map.get(Contact, 1), undefined);
+    const replacement = new Company();
+    map.set(Company, 1, replacement);
+    assert.equal(map.get(Company, 1), replacement);
+    map.delete(Contact, 1);
+    map.delete(Company, 2);
+    assert.equal(map.get(Company, 1), replacement);
+    map.delete(Company, 1);
+    assert.equal(map.get(Company, 1), undefined);
+    const again = new Company();
+    const contact = new Contact();
+    map.set(Company, 1, again);
+    map.set(Contact, 1, contact);
+    assert.equal(map.get(Company, 1), again);
+    assert.equal(map.get(Contact, 1), contact);
+    const second = new Company();
+    map.set(Company, 2, second);
+    assert.equal(map.get(Company, 1), again);
+    assert.equal(map.get(Company, 2), second);
+  });
 });

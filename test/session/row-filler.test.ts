@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { EntityMapping, Lazy, type EntityClass } from "tenon";
+import { type ColumnType, EntityMapping, Lazy, type EntityClass } from "tenon";
 import { MariaDbDialect } from "tenon/mariadb";
 import { PostgresDialect } from "tenon/postgres";
 import { SqliteDialect } from "tenon/sqlite";
@@ -26,19 +26,28 @@ const rows: { entityClass: new () => object; row: unknown[] }[] = [
   { entityClass: Employee, row: [5, null, null, null, null, null, null, null, null, null, 0] },
 ];
 
+/** A dialect of an application that overrides `fromDatabase` alone: the compiled filler still converts through it. */
+class UpperCaseDialect extends SqliteDialect {
+  override fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
+    const converted = super.fromDatabase(value, type);
+    return typeof converted === "string" ? converted.toUpperCase() : converted;
+  }
+}
+
 describe("row filler", () => {
   it("the compiled filler leaves every field as the generic loop does, on every dialect", () => {
-    for (const dialect of [new SqliteDialect(), new PostgresDialect(), new MariaDbDialect()]) {
+    for (const dialect of [new SqliteDialect(), new PostgresDialect(), new MariaDbDialect(), new UpperCaseDialect()]) {
       for (const { entityClass, row } of rows) {
         const columns = EntityMapping.of(entityClass as EntityClass<object>).columns;
-        const compiled = compileRowFiller(columns);
+        const compiled = compileRowFiller(columns, dialect);
         assert.ok(compiled !== undefined, "the filler was compiled");
         const byCompiled = new entityClass();
         const byLoop = new entityClass();
-        compiled(byCompiled, row, dialect);
+        compiled(byCompiled, row);
         fillRow(columns, byLoop, row, dialect);
         assert.deepEqual(fieldsOf(byCompiled), fieldsOf(byLoop), `${dialect.name} ${entityClass.name} ${row[0]}`);
         if (entityClass === Employee) assert.equal((byCompiled as Employee).notes, (byLoop as Employee).notes);
+        if (dialect instanceof UpperCaseDialect && row[1] === "Ann") assert.equal((byCompiled as Employee).firstName, "ANN");
       }
     }
   });
@@ -47,7 +56,7 @@ describe("row filler", () => {
     const columns = EntityMapping.of(Employee).columns;
     const employee = new Employee();
     const lazy = employee.company;
-    compileRowFiller(columns)!(employee, [1, "A", "B", 9, null, null, null, "x", null, "y", 2], new SqliteDialect());
+    compileRowFiller(columns, new SqliteDialect())!(employee, [1, "A", "B", 9, null, null, null, "x", null, "y", 2]);
     assert.equal(employee.company, lazy);
     assert.equal(employee.company.id, 9);
     assert.equal(employee.createdBy, "x");
@@ -63,8 +72,8 @@ describe("row filler", () => {
       const { Employee } = await import(${url("../orm/fixtures.js")});
       const mapping = EntityMapping.of(Employee);
       const employee = new Employee();
-      rowFillerOf(mapping.columns)(employee, [4, "Ann", null, 7, 1000, "note", null, null, null, null, 3], new SqliteDialect());
-      console.log(JSON.stringify({ compiled: compileRowFiller(mapping.columns) === undefined ? "refused" : "built",
+      rowFillerOf(mapping.columns, new SqliteDialect())(employee, [4, "Ann", null, 7, 1000, "note", null, null, null, null, 3]);
+      console.log(JSON.stringify({ compiled: compileRowFiller(mapping.columns, new SqliteDialect()) === undefined ? "refused" : "built",
         fields: [employee.id, employee.firstName, employee.lastName, employee.company.id, employee.salary, employee.notes, employee.versionId] }));`;
     // The script imports compiled files beside the fixtures' `tenon`: the same files (scripts/run-tests.mjs).
     const child = spawnSync(

@@ -232,6 +232,18 @@ class SqliteConnection implements Connection {
     return this.#database.free(this) ? this.#all(sql, parameters, exactIntegers) : undefined;
   }
 
+  /** @internal A fast path, not API (see `Connection.queryOneNow`). */
+  queryOneNow(sql: string, parameters: readonly unknown[], exactIntegers = true): unknown[] | null | undefined {
+    if (!this.#database.free(this)) return undefined;
+    try {
+      const statement = this.#database.statement(sql, exactIntegers);
+      const row = parameters.length === 1 ? statement.get(parameters[0]) : statement.get(...parameters);
+      return row === undefined ? null : (row as unknown[]);
+    } catch (error) {
+      throw sqliteError(error);
+    }
+  }
+
   /** @internal A fast path, not API (see `Connection.queryAllNow`). */
   queryAllNow(
     queries: readonly { readonly sql: string; readonly parameters: readonly unknown[]; readonly exactIntegers?: boolean }[],

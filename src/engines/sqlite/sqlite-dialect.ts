@@ -3,7 +3,7 @@ import { formatIsoDate } from "../../values/iso-date.js";
 import type { ColumnType } from "../../mapping/column-type.js";
 import { bufferOf } from "../../values/bytes.js";
 import { StandardDialect } from "../standard-dialect.js";
-import { convertCommon } from "../value-conversion.js";
+import { commonConverterOf, convertCommon } from "../value-conversion.js";
 import { SqliteSchemaDialect } from "./sqlite-schema-dialect.js";
 import { fromSqliteDecimal, maxIntegerPrecision, toSqliteDecimal } from "./sqlite-decimal.js";
 
@@ -91,9 +91,40 @@ export class SqliteDialect extends StandardDialect {
     }
   }
 
+  /**
+   * @internal A fast path, not API (see `Dialect.toDatabaseOf`). Text and numbers of the text and number types
+   * are bound as they are, a date of a date column as its ISO text, without `toDatabase`'s dispatch; a dialect that
+   * overrides `toDatabase` or `toParameter` is called.
+   */
+  override toDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+    const convert = (value: unknown): unknown => this.toDatabase(value, type);
+    if (this.toDatabase !== SqliteDialect.prototype.toDatabase || this.toParameter !== StandardDialect.prototype.toParameter)
+      return convert;
+    switch (type.kind) {
+      case "string":
+      case "int32":
+      case "int64":
+      case "float":
+      case "lazy":
+        return (value) => (typeof value === "string" || typeof value === "number" ? value : convert(value));
+      case "date":
+        return (value) => (value instanceof Date ? formatIsoDate(value) : convert(value));
+      default:
+        return convert;
+    }
+  }
+
   /** @inheritdoc */
   override fromDatabase(value: unknown, type: ColumnType<unknown>): unknown {
     if (type.kind === "decimal" && value !== null && value !== undefined) return fromSqliteDecimal(value, type);
     return convertCommon(value, type);
+  }
+
+  /** @internal A fast path, not API (see `Dialect.fromDatabaseOf`). */
+  override fromDatabaseOf(type: ColumnType<unknown>): (value: unknown) => unknown {
+    if (type.kind === "decimal" || this.fromDatabase !== SqliteDialect.prototype.fromDatabase) {
+      return (value) => this.fromDatabase(value, type);
+    }
+    return commonConverterOf(type);
   }
 }

@@ -12,6 +12,20 @@ export const keyTable = "tenon_keys";
 /** The statement that creates the key table: run here before the first key, and written by the schema tool. */
 export const createKeyTable = `CREATE TABLE IF NOT EXISTS ${keyTable} (name TEXT NOT NULL PRIMARY KEY, last INTEGER NOT NULL)`;
 
+/** The key table's statements: the last key of a table, and setting it. */
+const readCounter = `SELECT last FROM ${keyTable} WHERE name = ?`;
+const writeCounter = `INSERT INTO ${keyTable} (name, last) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last = excluded.last`;
+
+/** The statements on one entity table that drawing its keys runs, written once per table. */
+interface TableStatements {
+  /** The highest key up to the int32 maximum: where a table's counter starts. */
+  readonly highest: string;
+  /** The first key after a given one that no row has. */
+  readonly firstFree: string;
+  /** Whether a row has a given key. */
+  readonly taken: string;
+}
+
 /** What the key allocator needs of the database: a prepared statement per SQL text, run synchronously. */
 export interface KeyStatements {
   /** Runs a statement and answers its first row (values in SELECT order), or undefined. */
@@ -27,7 +41,7 @@ const blockSize = 32;
 interface KeyBlock {
   next: number;
   end: number;
-  /** The query that tells whether a row has taken a key of the block (written once per block, not per key). */
+  /** The query that tells whether a row has taken a key of the block. */
   readonly taken: string;
 }
 
@@ -49,6 +63,10 @@ interface KeyBlock {
 export class SqliteKeys {
   readonly #dialect: SqliteDialect;
   readonly #blocks = new Map<string, KeyBlock>();
+  /** The key of `#blocks` of each table name as callers spell it (the lower-case name), so that a draw lower-cases nothing. */
+  readonly #names = new Map<string, string>();
+  /** The statements of each table (by lower-case name), written on its first block. */
+  readonly #tables = new Map<string, TableStatements>();
   #tableReady = false;
   /** Whether a transaction not committed yet reserved a block or created the key table. */
   #uncommitted = false;
@@ -77,7 +95,9 @@ export class SqliteKeys {
 
   /** The next key of `table` from this process's block, or undefined when none is left (then `reserve`). */
   fromBlock(statements: KeyStatements, table: string): number | undefined {
-    const block = this.#blocks.get(table.toLowerCase());
+    let name = this.#names.get(table);
+    if (name === undefined) this.#names.set(table, (name = table.toLowerCase()));
+    const block = this.#blocks.get(name);
     if (block === undefined) return undefined;
     while (block.next <= block.end) {
       const key = block.next++;
@@ -96,27 +116,38 @@ export class SqliteKeys {
       statements.run(createKeyTable, []);
       this.#tableReady = true;
     }
-    const q = (name: string): string => this.#dialect.quoteIdentifier(name);
     const name = table.toLowerCase();
-    const t = q(table);
-    const k = q(keyColumn);
-    const counter = statements.get(`SELECT last FROM ${keyTable} WHERE name = ?`, [name]);
-    const last =
-      counter !== undefined
-        ? Number(counter[0])
-        : Number(statements.get(`SELECT COALESCE(MAX(${k}), 0) FROM ${t} WHERE ${k} <= ?`, [maxKey])?.[0] ?? 0);
+    const texts = this.#tableStatements(name, table, keyColumn);
+    const counter = statements.get(readCounter, [name]);
+    const last = counter !== undefined ? Number(counter[0]) : Number(statements.get(texts.highest, [maxKey])?.[0] ?? 0);
     // The first key after `last` that no row has: `last + 1`, or one past a row at or above it.
-    const free = statements.get(
-      `SELECT MIN(c) FROM (SELECT ? AS c UNION ALL SELECT ${k} + 1 FROM ${t} WHERE ${k} > ?) WHERE NOT EXISTS (SELECT 1 FROM ${t} WHERE ${k} = c)`,
-      [last + 1, last],
-    );
+    const free = statements.get(texts.firstFree, [last + 1, last]);
     const key = Number(free?.[0] ?? last + 1);
     if (!(key <= maxKey)) {
       throw new KeyRangeError(EngineMessages.sqliteKeysExhausted(table, last, keyTable));
     }
     const end = Math.min(key + blockSize - 1, maxKey);
-    statements.run(`INSERT INTO ${keyTable} (name, last) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last = excluded.last`, [name, end]);
-    this.#blocks.set(name, { next: key + 1, end, taken: `SELECT 1 FROM ${t} WHERE ${k} = ?` });
+    statements.run(writeCounter, [name, end]);
+    this.#blocks.set(name, { next: key + 1, end, taken: texts.taken });
     return key;
+  }
+
+  /**
+   * The statements of a table, written the first time: text joined anew for every block was hashed anew by the
+   * cache of prepared statements (some 2k instructions a statement), text made once is hashed once.
+   */
+  #tableStatements(name: string, table: string, keyColumn: string): TableStatements {
+    let texts = this.#tables.get(name);
+    if (texts === undefined) {
+      const t = this.#dialect.quoteIdentifier(table);
+      const k = this.#dialect.quoteIdentifier(keyColumn);
+      texts = {
+        highest: `SELECT COALESCE(MAX(${k}), 0) FROM ${t} WHERE ${k} <= ?`,
+        firstFree: `SELECT MIN(c) FROM (SELECT ? AS c UNION ALL SELECT ${k} + 1 FROM ${t} WHERE ${k} > ?) WHERE NOT EXISTS (SELECT 1 FROM ${t} WHERE ${k} = c)`,
+        taken: `SELECT 1 FROM ${t} WHERE ${k} = ?`,
+      };
+      this.#tables.set(name, texts);
+    }
+    return texts;
   }
 }
