@@ -122,7 +122,8 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  */
 export function serializeResult(response: HttpResponse, result: unknown, json: ResultJson): void {
   if (result !== undefined && !response.isContentAssigned) {
-    response.content = json.of(result);
+    const text = json.of(result);
+    response.setContentText(text, json.byteLengthOf(text));
     if (response.contentType === "") response.contentType = HttpDefaults.jsonContentType;
   }
 }

@@ -1,3 +1,5 @@
+import { Buffer } from "node:buffer";
+
 /**
  * The JSON text of handlers' results, exactly as `JSON.stringify` writes it, made once for an answer that repeats.
  * A plain object of a few strings, numbers, booleans and nulls (a status, a count, an id: the usual small answer)
@@ -14,6 +16,8 @@ export class ResultJson {
   #names: readonly string[] = noNames;
   #values: readonly unknown[] = noNames;
   #text = "{}";
+  /** The UTF-8 length of `#text`. */
+  #textBytes = 2;
 
   /** The JSON text of `value`, as `JSON.stringify(value)` writes it. */
   of(value: unknown): string {
@@ -46,6 +50,11 @@ export class ResultJson {
     return this.#write(count);
   }
 
+  /** The UTF-8 length of `text`, a text this writer answered: measured once for the text it answers again. */
+  byteLengthOf(text: string): number {
+    return text === this.#text ? this.#textBytes : Buffer.byteLength(text);
+  }
+
   /** Writes the text of the `count` fields just read, and keeps it as the last one. */
   #write(count: number): string {
     const names = readNames;
@@ -72,10 +81,12 @@ export class ResultJson {
       this.#names = names.slice(0, count);
       this.#values = values.slice(0, count);
       this.#text = text;
+      this.#textBytes = Buffer.byteLength(text);
     } else {
       this.#names = noNames;
       this.#values = noNames;
       this.#text = "{}";
+      this.#textBytes = 2;
     }
     return text;
   }
