@@ -8,7 +8,12 @@ import { Buffer } from "node:buffer";
  * anything else (an array, a class instance, a nested value, text that needs escaping) goes to `JSON.stringify`,
  * a call into the runtime of some 1,200 instructions for `{"status":"ok"}`.
  *
- * One per route, so that routes answering in turn do not take each other's text away.
+ * One per route, so that routes answering in turn do not take each other's text away. A route whose answers
+ * differ (an entity by id, a page of rows) is told by its misses: after a few in a row its results go straight
+ * to `JSON.stringify`, and one answer in `retryAfter` is compared again, should they start to repeat.
+ *
+ * While comparing, the fields are read once; a field's getter is called again by `JSON.stringify` only when the
+ * object turns out to be one this writer leaves to it (a nested value, more than eight fields).
  * @internal
  */
 export class ResultJson {
@@ -18,15 +23,35 @@ export class ResultJson {
   #text = "{}";
   /** The UTF-8 length of `#text`. */
   #textBytes = 2;
+  /** The answers in a row that were not the last one again (counting on, once past `maxMisses`, to `retryAfter`). */
+  #misses = 0;
+  /** Whether the last `#compare` answered the last text again. */
+  #hit = false;
 
   /** The JSON text of `value`, as `JSON.stringify(value)` writes it. */
   of(value: unknown): string {
+    const misses = this.#misses;
+    if (misses >= maxMisses) {
+      if (misses < retryAfter) {
+        this.#misses = misses + 1;
+        return JSON.stringify(value);
+      }
+      // One more comparison: a miss sends the route's answers straight to `JSON.stringify` again.
+      this.#misses = maxMisses - 1;
+    }
+    const text = this.#compare(value);
+    this.#misses = this.#hit ? 0 : this.#misses + 1;
+    return text;
+  }
+
+  /** The text of `value`: the last one when `value` is the last object again (`#hit`), else written anew. */
+  #compare(value: unknown): string {
     // Objects whose `constructor` is Object's: plain objects, and objects made from them (whose inherited fields
     // the own-property test below sends on). Arrays, boxed primitives and instances of classes go on at once.
     if (typeof value !== "object" || value === null || (value as { constructor?: unknown }).constructor !== Object)
-      return JSON.stringify(value);
+      return this.#fallBack(value);
     // `JSON.stringify` would call a `toJSON` found on the object or on `Object.prototype`.
-    if ((value as { toJSON?: unknown }).toJSON !== undefined) return JSON.stringify(value);
+    if ((value as { toJSON?: unknown }).toJSON !== undefined) return this.#fallBack(value);
     const fields = value as Record<string, unknown>;
     const names = readNames;
     const values = readValues;
@@ -37,17 +62,23 @@ export class ResultJson {
     for (const name in fields) {
       // An enumerable field someone added to `Object.prototype`: for-in sees it, `JSON.stringify` does not.
       // biome-ignore lint/suspicious/noPrototypeBuiltins: V8 reads this form in a for-in as a check of the enumeration's cache (nothing called); Object.hasOwn is a call.
-      if (count === maxFields || !Object.prototype.hasOwnProperty.call(fields, name)) return JSON.stringify(value);
+      if (count === maxFields || !Object.prototype.hasOwnProperty.call(fields, name)) return this.#fallBack(value);
       const field = fields[name];
       const type = typeof field;
-      if (type !== "string" && type !== "number" && type !== "boolean" && field !== null) return JSON.stringify(value);
+      if (type !== "string" && type !== "number" && type !== "boolean" && field !== null) return this.#fallBack(value);
       names[count] = name;
       values[count] = field;
       same &&= name === lastNames[count] && field === lastValues[count];
       count++;
     }
-    if (same && count === lastNames.length) return this.#text;
-    return this.#write(count);
+    this.#hit = same && count === lastNames.length;
+    return this.#hit ? this.#text : this.#write(count);
+  }
+
+  /** Leaves `value` to `JSON.stringify`: a miss. */
+  #fallBack(value: unknown): string {
+    this.#hit = false;
+    return JSON.stringify(value);
   }
 
   /** The UTF-8 length of `text`, a text this writer answered: measured once for the text it answers again. */
@@ -99,6 +130,10 @@ const noNames: readonly string[] = Object.freeze([]);
  */
 const readNames: string[] = [];
 const readValues: unknown[] = [];
+/** The misses in a row after which a route's answers are taken to differ every time. */
+const maxMisses = 4;
+/** Past `maxMisses`, the answers left to `JSON.stringify` before one is compared again. */
+const retryAfter = 1024;
 /** The most fields an object written here has; a larger one goes to `JSON.stringify`. */
 const maxFields = 8;
 /** The longest text checked here character by character; a longer one is left to `JSON.stringify`. */

@@ -59,6 +59,16 @@ describe("ResultJson", () => {
     assert.equal(json.of({ status: "ok", count: 3 }), '{"status":"ok","count":3}');
   });
 
+  test("WritesAnswersThatDifferEveryTimeAndThenRepeatAsJsonStringifyDoes", () => {
+    const json = new ResultJson();
+    for (let id = 0; id < 1100; id++) {
+      const entity = { id, name: `n${id}`, a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8 };
+      assert.equal(json.of(entity), JSON.stringify(entity));
+      assert.equal(json.of({ id }), JSON.stringify({ id }));
+    }
+    for (let i = 0; i < 1100; i++) assert.equal(json.of({ status: "ok" }), '{"status":"ok"}');
+  });
+
   test("SeesAToJsonAndEnumerableFieldsAddedToObjectPrototype", () => {
     const json = new ResultJson();
     const prototype = Object.prototype as Record<string, unknown>;
