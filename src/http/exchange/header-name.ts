@@ -1,13 +1,22 @@
 /**
- * Whether the header name `name` is `lower` (a lower-case ASCII name) without regard to case. A name sent in
- * lower case (as most clients send them) is told by one comparison, and a name that cannot be `lower` by its
- * length or its first letter costs no lower-case copy: `toLowerCase()` is a call into the runtime and a new
- * string, made here only for a name that may match in another case. Names are read from node's raw headers,
- * latin1 text, where no character past ASCII lower-cases into ASCII, so the first-letter test is exact.
+ * Whether the header names `name` and `other` are the same without regard to ASCII case (header names are ASCII
+ * tokens, RFC 9110 5.1). A name sent as it is looked up (most clients send lower case) is told by one comparison,
+ * and one of another length by its length; the rest are compared code by code, with no lower-case copy of
+ * either (`toLowerCase()` is a call into the runtime and a new string). Only ASCII capitals fold: node's raw
+ * headers are latin1 text, where no character past ASCII lower-cases into ASCII.
  * @internal
  */
-export function isHeaderName(name: string, lower: string): boolean {
-  return (
-    name === lower || (name.length === lower.length && (name.charCodeAt(0) | 32) === lower.charCodeAt(0) && name.toLowerCase() === lower)
-  );
+export function isHeaderName(name: string, other: string): boolean {
+  if (name === other) return true;
+  const length = name.length;
+  if (length !== other.length) return false;
+  for (let i = 0; i < length; i++) {
+    let x = name.charCodeAt(i);
+    let y = other.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 65 && x <= 90) x += 32;
+    if (y >= 65 && y <= 90) y += 32;
+    if (x !== y) return false;
+  }
+  return true;
 }

@@ -3,6 +3,7 @@ import { clientIpOf, loopbackProxies, type TrustedProxyRule } from "./client-ip.
 import { HttpError } from "./http-errors.js";
 import { HttpStatus, HttpMessages } from "./http-messages.js";
 import type { HttpUser } from "./http-user.js";
+import { isHeaderName } from "./header-name.js";
 import { requestIdOf } from "./request-id.js";
 import type { RequestObservation, SlowRequest } from "./request-observation.js";
 import { StreamedBody } from "./streamed-body.js";
@@ -200,11 +201,7 @@ export class HttpRequest {
   /** The value of the first header called `name` (compared without case), or undefined. */
   header(name: string): string | undefined {
     const raw = this.#raw.rawHeaders;
-    const length = name.length;
-    for (let i = 0; i < raw.length; i += 2) {
-      const candidate = raw[i];
-      if (candidate.length === length && sameNameIgnoringCase(candidate, name)) return raw[i + 1];
-    }
+    for (let i = 0; i < raw.length; i += 2) if (isHeaderName(raw[i], name)) return raw[i + 1];
     return undefined;
   }
 
@@ -252,23 +249,6 @@ export class HttpRequest {
     for (const [candidate, value] of this.params) if (candidate === name) return value;
     return undefined;
   }
-}
-
-/**
- * Whether two header names of the same length are equal without regard to ASCII case: compared code by code,
- * with no lower-case copy of either (`toLowerCase()` costs a call into the runtime per name, most of them
- * already lower case).
- */
-function sameNameIgnoringCase(a: string, b: string): boolean {
-  for (let i = 0; i < a.length; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 65 && x <= 90) x += 32;
-    if (y >= 65 && y <= 90) y += 32;
-    if (x !== y) return false;
-  }
-  return true;
 }
 
 function parseJsonBody(body: Buffer): unknown {

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import type { HttpNameValue } from "./http-request.js";
 import { HttpDefaults, HttpStatus } from "./http-messages.js";
 import type { HttpStreamPiece } from "./http-stream-piece.js";
@@ -101,6 +102,14 @@ export class HttpResponse {
     this.#content = value;
     this.#contentBytes = undefined;
     this.#contentTextLength = -1;
+    this.#contentAssigned = true;
+  }
+
+  /** @internal Sets `content` to `text`, whose UTF-8 length the caller knows (`byteLength`): it is not measured again. */
+  setContentText(text: string, byteLength: number): void {
+    this.#content = text;
+    this.#contentBytes = undefined;
+    this.#contentTextLength = byteLength;
     this.#contentAssigned = true;
   }
 

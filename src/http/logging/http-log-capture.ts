@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { HttpLogRedactedNames } from "./http-log-redacted-names.js";
 import type { HttpLogParameters } from "./http-log-parameters.js";
 import {

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { close, closeSync, fstatSync, open, openSync, statSync, write, writevSync } from "node:fs";
 import { promisify } from "node:util";
 import type { HttpLogAction, HttpLogDiscarded, HttpLogError, HttpLogRequest, HttpLogResponse } from "./http-log-records.js";

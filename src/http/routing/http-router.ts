@@ -35,7 +35,11 @@ interface RouteShape {
 }
 
 const noArgs: readonly string[] = Object.freeze([]);
-const routerMethods: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+
+/** Whether the router stores routes for `method` (compared in turn: node's method names are constants, so each is one comparison). */
+function isRouterMethod(method: string): boolean {
+  return method === "GET" || method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE";
+}
 
 /**
  * The route table. Patterns are paths whose segments are fixed words, `?` placeholders (only
@@ -56,6 +60,12 @@ export class HttpRouter<T> {
   readonly #parametrized: Map<string, RouteSlot<T>>[] = [];
   readonly #catchAll = new Map<string, RouteSlot<T>>();
   #size = 0;
+  /**
+   * The last path resolved to an exact route, and its slot: a path asked again (a health check, a client
+   * polling one address) is found by one comparison, without lower-casing it, hashing it and looking it up.
+   */
+  #lastPath = "";
+  #lastSlot: RouteSlot<T> | undefined;
 
   /** The most placeholders of any parametrized route (0 without one). */
   get #mostPlaceholders(): number {
@@ -108,12 +118,21 @@ export class HttpRouter<T> {
    * (then `allowedMethods` tells 404 from 405).
    */
   resolve(method: string, path: string): HttpRouteMatch<T> | undefined {
-    if (!routerMethods.has(method)) return undefined;
+    if (!isRouterMethod(method)) return undefined;
     const m = method as HttpRouterMethod;
+    if (path === this.#lastPath) {
+      const exact = this.#lastSlot?.matches[m];
+      if (exact !== undefined) return exact;
+    }
     const simple = simpleKey(path);
     if (simple !== undefined) {
-      const exact = this.#exact.get(simple)?.matches[m];
-      if (exact !== undefined) return exact;
+      const slot = this.#exact.get(simple);
+      const exact = slot?.matches[m];
+      if (exact !== undefined) {
+        this.#lastPath = path;
+        this.#lastSlot = slot;
+        return exact;
+      }
       if (this.#mostPlaceholders === 0 && this.#catchAll.size === 0) return undefined;
       const match = this.#resolveSimple(m, path, simple);
       if (match !== undefined || this.#catchAll.size === 0) return match;

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** Where a body reader delivers its outcome (the request pipeline). @internal */

@@ -6,6 +6,7 @@ import { isHeaderName } from "../exchange/header-name.js";
 import { HttpDefaults, HttpMessages, HttpStatus } from "../exchange/http-messages.js";
 import type { HttpRequest } from "../exchange/http-request.js";
 import type { HttpResponse } from "../exchange/http-response.js";
+import type { ResultJson } from "./result-json.js";
 
 /**
  * The small steps of the request pipeline (request-pipeline.ts): header scans, argument conversion, the
@@ -115,10 +116,14 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as PromiseLike<unknown>).then === "function";
 }
 
-/** A handler's return value, other than undefined, becomes the JSON content unless the handler set content. */
-export function serializeResult(response: HttpResponse, result: unknown): void {
+/**
+ * A handler's return value, other than undefined, becomes the JSON content unless the handler set content; `json`
+ * is the route's writer (`RouteTarget.resultJson`), or the one shared by the answers of async handlers.
+ */
+export function serializeResult(response: HttpResponse, result: unknown, json: ResultJson): void {
   if (result !== undefined && !response.isContentAssigned) {
-    response.content = JSON.stringify(result);
+    const text = json.of(result);
+    response.setContentText(text, json.byteLengthOf(text));
     if (response.contentType === "") response.contentType = HttpDefaults.jsonContentType;
   }
 }

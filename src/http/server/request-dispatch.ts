@@ -12,6 +12,7 @@ import type { HttpResponse } from "../exchange/http-response.js";
 import { HttpStatus, HttpMessages } from "../exchange/http-messages.js";
 import type { RateLimiter } from "../operations/rate-limiter.js";
 import type { HttpRouteMatch, HttpRouter } from "../routing/http-router.js";
+import type { ResultJson } from "./result-json.js";
 import { int32Args, isThenable, rawPathOf, serializeResult } from "./pipeline-steps.js";
 
 /** What the router holds for one route. @internal */
@@ -29,6 +30,8 @@ export interface RouteTarget<C> {
   readonly route: string;
   /** The media types whose bodies the route reads as a stream (`HttpRouteOptions.streamedBody`); undefined when none. */
   readonly streamedBody: ReadonlySet<string> | undefined;
+  /** Writes the JSON of the handler's synchronous results (the text of a repeated answer made once). */
+  readonly resultJson: ResultJson;
 }
 
 /** The settings the dispatch reads, frozen at `start()`. @internal */
@@ -154,7 +157,7 @@ export class RequestDispatcher<C> {
           : handler.apply(controller, args as unknown[]);
     if (result instanceof Promise) return result;
     if (isThenable(result)) return Promise.resolve(result);
-    serializeResult(response, result);
+    serializeResult(response, result, target.resultJson);
   }
 
   async #authenticate(request: HttpRequest, response: HttpResponse, context: C): Promise<void> {

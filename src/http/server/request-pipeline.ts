@@ -11,6 +11,7 @@ import { BodyReader, BodyWatch } from "./body-reader.js";
 import type { TrustedProxyRule } from "../exchange/client-ip.js";
 import { writeClientError, writePreflight, writeResponse, writeStreamHead } from "./response-writer.js";
 import { OpenStreams } from "./response-stream.js";
+import { ResultJson } from "./result-json.js";
 import type { RequestObserver } from "../exchange/request-observer.js";
 import { type DispatchSettings, RequestDispatcher } from "./request-dispatch.js";
 import {
@@ -33,6 +34,9 @@ function contentTypeOf(raw: readonly string[]): string | undefined {
   }
   return undefined;
 }
+
+/** Writes the JSON of async handlers' results (their route is not known where they settle). */
+const laterResults = new ResultJson();
 
 /** Whether an answer closes its connection: a body refused for its size, or a streamed body its handler left unread. */
 function closes(tooLarge: boolean, streamed: number | undefined, request: HttpRequest): boolean {
@@ -277,7 +281,7 @@ export class RequestPipeline<C> {
       pending.then(
         (value: unknown) => {
           try {
-            serializeResult(response, value);
+            serializeResult(response, value, laterResults);
           } catch (error) {
             this.#complete(res, request, response, built, closes(tooLarge, streamed, request), true, error);
             return;

@@ -7,6 +7,7 @@ import type { DocumentedRoute } from "../openapi/openapi-builder.js";
 import { OperationsMessages } from "../operations/operations-messages.js";
 import type { HttpRateLimit } from "../operations/rate-limiter.js";
 import type { RouteTarget } from "./request-dispatch.js";
+import { ResultJson } from "./result-json.js";
 import { type ControllerRoute, controllerRoutesOf, controllerUriOf } from "../routing/controller-routes.js";
 import { HttpRouter } from "../routing/http-router.js";
 import { joinPath } from "../routing/join-path.js";
@@ -127,6 +128,7 @@ export class ServerRoutes<C> {
           description,
           route: pattern,
           streamedBody: route.verb.streamedBody === undefined ? undefined : new Set(route.verb.streamedBody),
+          resultJson: new ResultJson(),
         };
         yield { controller, methodName: route.methodName, verb: route.verb, pattern, target };
       }

@@ -10,6 +10,12 @@ describe("header names", () => {
     assert.equal(isHeaderName("x-Request-Id", "x-request-id"), true);
   });
 
+  test("a name matches another in any ASCII case, either of them in capitals", () => {
+    assert.equal(isHeaderName("content-type", "Content-Type"), true);
+    assert.equal(isHeaderName("CONTENT-TYPE", "Content-type"), true);
+    assert.equal(isHeaderName("Content-Type", "Content-Typf"), false);
+  });
+
   test("a name of another length or with another character does not match", () => {
     assert.equal(isHeaderName("content-lengths", "content-length"), false);
     assert.equal(isHeaderName("content_length", "content-length"), false);
