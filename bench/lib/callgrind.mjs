@@ -34,6 +34,8 @@ export async function countUnderCallgrind({
       "--smc-check=all-non-file",
       "--instr-atstart=no",
       "--separate-threads=yes",
+      // More events where asked, e.g. BENCH_CALLGRIND_ARGS="--cache-sim=yes --branch-sim=yes" (misses, without hardware counters).
+      ...(process.env.BENCH_CALLGRIND_ARGS ?? "").split(" ").filter((arg) => arg !== ""),
       `--callgrind-out-file=${outFile}`,
       process.execPath,
       ...args,
