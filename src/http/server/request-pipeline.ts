@@ -73,6 +73,9 @@ export interface PipelineSettings<C> extends DispatchSettings<C> {
  */
 export class RequestPipeline<C> {
   readonly #settings: PipelineSettings<C>;
+  /** The last `Content-Type` `#streamsBody` read, and its media type if a route streams bodies of it (else undefined). */
+  #lastContentType = "";
+  #lastStreamedType: string | undefined = undefined;
   readonly #dispatcher: RequestDispatcher<C>;
   readonly #services: RequestServices;
   readonly #bodyWatch: BodyWatch;
@@ -126,10 +129,12 @@ export class RequestPipeline<C> {
     let declared = -1;
     let chunked = false;
     let host = false;
+    let contentType: string | undefined;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i];
       if (name.length === 4) host ||= isHost(name);
       else if (name.length === 14 && isHeaderName(name, "content-length")) declared = Number(raw[i + 1]);
+      else if (name.length === 12 && contentType === undefined && isHeaderName(name, "content-type")) contentType = raw[i + 1];
       else if (name.length === 17 && isHeaderName(name, "transfer-encoding")) chunked = true;
     }
     if (!host && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
@@ -141,7 +146,7 @@ export class RequestPipeline<C> {
     const limit = settings.maxRequestContentLength;
     if (!chunked && declared <= 0) {
       this.#run(req, res, undefined, false);
-    } else if (settings.streamedMediaTypes.size > 0 && this.#streamsBody(req)) {
+    } else if (settings.streamedMediaTypes.size > 0 && this.#streamsBody(req, contentType)) {
       const ceiling = settings.maxStreamedContentLength;
       this.#run(req, res, undefined, ceiling > 0 && declared > ceiling, ceiling);
     } else if (limit > 0 && declared > limit) {
@@ -151,13 +156,23 @@ export class RequestPipeline<C> {
     }
   };
 
-  /** Whether the route a request goes to reads bodies of its media type as a stream (`HttpRouteOptions.streamedBody`). */
-  #streamsBody(req: IncomingMessage): boolean {
-    // From the raw headers: `req.headers` would build node's header object for every request with a body.
-    const contentType = contentTypeOf(req.rawHeaders);
+  /**
+   * Whether the route a request goes to reads bodies of its media type as a stream (`HttpRouteOptions.streamedBody`);
+   * `contentType` is the request's first `Content-Type`, read from the raw headers (`req.headers` would build node's
+   * header object for every request with a body).
+   */
+  #streamsBody(req: IncomingMessage, contentType = contentTypeOf(req.rawHeaders)): boolean {
     if (contentType === undefined) return false;
-    const type = mediaTypeOf(contentType);
-    if (!this.#settings.streamedMediaTypes.has(type)) return false;
+    // The media type of the last Content-Type seen, when some route streams it: the usual request repeats its header.
+    let type: string | undefined;
+    if (contentType === this.#lastContentType) type = this.#lastStreamedType;
+    else {
+      const media = mediaTypeOf(contentType);
+      type = this.#settings.streamedMediaTypes.has(media) ? media : undefined;
+      this.#lastContentType = contentType;
+      this.#lastStreamedType = type;
+    }
+    if (type === undefined) return false;
     const match = this.#settings.router.resolve(req.method ?? "", rawPathOf(req.url ?? "/"));
     return match?.target.streamedBody?.has(type) === true;
   }
