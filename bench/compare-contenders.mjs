@@ -84,6 +84,13 @@ fs.mkdirSync(TMP, { recursive: true });
 for (const f of fs.readdirSync(TMP)) if (/^companies-\d+\.sqlite/.test(f)) fs.rmSync(path.join(TMP, f), { force: true });
 
 const loader = pickLoader(o.loader === "auto" ? undefined : o.loader);
+// wrk takes whole seconds: a slice of 1.2 s would fail every run of a read-only scenario.
+if (loader.name === "wrk" && opts.slices > 1 && !Number.isInteger(opts.duration / opts.slices)) {
+  console.error(
+    `--duration ${opts.duration} in ${opts.slices} slices is not whole seconds a slice, which wrk needs: make it a multiple of --slices`,
+  );
+  process.exit(2);
+}
 const scenarios = selectScenarios(allScenarios(opts.rows), opts.scenarios);
 
 // Contenders: the ones asked for, available (Tenon once the framework is built), prepared once.
