@@ -69,6 +69,23 @@ describe("ResultJson", () => {
     for (let i = 0; i < 1100; i++) assert.equal(json.of({ status: "ok" }), '{"status":"ok"}');
   });
 
+  test("ReadsAGetterOnceAndAnswersWhatItAnswersNow", () => {
+    const json = new ResultJson();
+    let reads = 0;
+    let value = "ok";
+    const result = {
+      get status(): string {
+        reads++;
+        return value;
+      },
+    };
+    assert.equal(json.of(result), '{"status":"ok"}');
+    assert.equal(json.of(result), '{"status":"ok"}');
+    value = "ko";
+    assert.equal(json.of(result), '{"status":"ko"}');
+    assert.equal(reads, 3, "one read a result, as JSON.stringify makes");
+  });
+
   test("SeesAToJsonAndEnumerableFieldsAddedToObjectPrototype", () => {
     const json = new ResultJson();
     const prototype = Object.prototype as Record<string, unknown>;
