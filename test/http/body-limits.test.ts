@@ -177,6 +177,35 @@ describe("request bodies and their limits", () => {
     assert.match(outcome.text, /\{"length":10,"text":"0123456789"\}/);
   });
 
+  test("pipelined requests whose bodies come in one packet with their heads are each answered with their own body", async () => {
+    // One write: the parser reads both heads and both bodies from the same packet.
+    const outcome = await raw(port, (write) => write(post(5, "first") + post(6, "second") + post(0, "")), 500);
+    assert.deepEqual(statusesOf(outcome.text), [200, 200, 200]);
+    const bodies = [...outcome.text.matchAll(/\{"length":\d+,"text":"[^"]*"\}/g)].map((match) => match[0]);
+    assert.deepEqual(bodies, ['{"length":5,"text":"first"}', '{"length":6,"text":"second"}', '{"length":0,"text":""}']);
+  });
+
+  test("a body whose first part comes with the head and the rest later is read whole", async () => {
+    const outcome = await raw(
+      port,
+      async (write) => {
+        write(post(10, "01234"));
+        await sleep(80);
+        write("56789");
+      },
+      500,
+    );
+    assert.deepEqual(statusesOf(outcome.text), [200]);
+    assert.match(outcome.text, /\{"length":10,"text":"0123456789"\}/);
+  });
+
+  test("a body with multi-byte text in the head's packet keeps every byte", async () => {
+    const body = "é€😀".repeat(50);
+    const answer = await ask(port, "/body", { method: "POST", body });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.json, { length: Buffer.byteLength(body), text: body.slice(0, 40) });
+  });
+
   test("a client that half-closes after its request still gets the whole answer", async () => {
     const outcome = await raw(
       port,

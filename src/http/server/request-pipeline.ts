@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { nextTick } from "node:process";
 import { errorAnswerOf, newTaskId, serverErrorBody } from "./error-answer.js";
 import type { HttpCorsConfig } from "./http-cors-config.js";
 import { HttpClientGoneError, HttpError } from "../exchange/http-errors.js";
@@ -41,6 +42,11 @@ const laterResults = new ResultJson();
 /** Whether an answer closes its connection: a body refused for its size, or a streamed body its handler left unread. */
 function closes(tooLarge: boolean, streamed: number | undefined, request: HttpRequest): boolean {
   return tooLarge || (streamed !== undefined && !request.bodyComplete);
+}
+
+/** `RequestPipeline.readArrived`, as `nextTick` calls it (a plain function and its arguments: no closure). */
+function readArrivedBody<C>(pipeline: RequestPipeline<C>, req: IncomingMessage, res: ServerResponse, limit: number, declared: number): void {
+  pipeline.readArrived(req, res, limit, declared);
 }
 
 /** The settings a running server works with, frozen at `start()`. @internal */
@@ -151,10 +157,30 @@ export class RequestPipeline<C> {
       this.#run(req, res, undefined, ceiling > 0 && declared > ceiling, ceiling);
     } else if (limit > 0 && declared > limit) {
       this.#run(req, res, undefined, true);
+    } else if (!chunked) {
+      // The body usually comes in the same packet as the head: node:http's parser pushes it into the request stream
+      // after this listener returns, and runs the queued ticks after each step, so a tick finds it there.
+      nextTick(readArrivedBody, this, req, res, limit, declared);
     } else {
       new BodyReader(this, req, res, limit, this.#bodyWatch).start();
     }
   };
+
+  /**
+   * @internal A tick after a request's head: a body of `declared` bytes (its Content-Length, within the ceiling)
+   * that came whole with the head is taken from the request stream at once (no listeners, no reader, no watch);
+   * one still arriving is read as it comes. The parser never holds more than the declared length.
+   */
+  readArrived(req: IncomingMessage, res: ServerResponse, limit: number, declared: number): void {
+    if (req.readableLength === declared && !req.destroyed) {
+      const body = req.read(declared) as Buffer | null;
+      if (body !== null) {
+        this.#run(req, res, body, false);
+        return;
+      }
+    }
+    new BodyReader(this, req, res, limit, this.#bodyWatch).start();
+  }
 
   /**
    * Whether the route a request goes to reads bodies of its media type as a stream (`HttpRouteOptions.streamedBody`);
