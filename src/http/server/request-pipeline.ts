@@ -45,7 +45,13 @@ function closes(tooLarge: boolean, streamed: number | undefined, request: HttpRe
 }
 
 /** `RequestPipeline.readArrived`, as `nextTick` calls it (a plain function and its arguments: no closure). */
-function readArrivedBody<C>(pipeline: RequestPipeline<C>, req: IncomingMessage, res: ServerResponse, limit: number, declared: number): void {
+function readArrivedBody<C>(
+  pipeline: RequestPipeline<C>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  declared: number,
+): void {
   pipeline.readArrived(req, res, limit, declared);
 }
 
