@@ -36,11 +36,13 @@ export interface Connection {
   queryNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[][] | undefined;
   /**
    * `queryNow` of a query that selects at most one row (by primary key): the row, or null when there is none,
-   * without the list of rows around it; undefined as in `queryNow`. Optional: without it the session calls
-   * `queryNow`.
+   * without the list of rows around it; undefined as in `queryNow`. `packedSql`, when given, is the same query
+   * with the row packed as one JSON array text (`Dialect.packRow`), which the engine may run instead where its
+   * driver reads one text faster than a row of values; the answer is the same row. Optional: without it the
+   * session calls `queryNow`.
    * @internal A fast path, not public API.
    */
-  queryOneNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[] | null | undefined;
+  queryOneNow?(sql: string, parameters: readonly unknown[], exactIntegers?: boolean, packedSql?: string): unknown[] | null | undefined;
   /**
    * Runs several queries at once in one snapshot (one read transaction when none is open) and answers the
    * rows of each, when the engine runs statements synchronously and nothing makes them wait; undefined means

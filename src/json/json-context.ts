@@ -8,6 +8,7 @@ import { metadataForCaller, metadataOf } from "./json-metadata.js";
 import { JsonMessages } from "./json-messages.js";
 import { JsonSerializerConfig } from "./json-serializer-config.js";
 import { JsonSerializer } from "./json-serializer.js";
+import { jsonPlanOfEntity } from "./json-plan.js";
 import type { JsonObject } from "./json-value.js";
 
 /**
@@ -49,6 +50,9 @@ export class JsonContext extends Context {
    */
   toJsonNow(entity: object, config: JsonSerializerConfig = JsonSerializerConfig.default): JsonObject | Promise<JsonObject> {
     if (this.toJson !== ownToJson) return this.toJson(entity, config);
+    // The flat writer alone, without a serializer, when nothing of the entity can expand or be hidden.
+    const plan = jsonPlanOfEntity(entity);
+    if (!plan.mapping.hasPolicy && !(plan.hasExpansions && config.expands(0))) return plan.flat(entity);
     return new JsonSerializer(this, config).oneNow(entity);
   }
 

@@ -121,8 +121,11 @@ export class ObservedSyncConnection extends ObservedConnection {
     return rows;
   }
 
-  /** @internal A fast path, not API (see `Connection.queryOneNow`): the engine's own, or the first row of `queryNow`. */
-  queryOneNow(sql: string, parameters: readonly unknown[], exactIntegers?: boolean): unknown[] | null | undefined {
+  /**
+   * @internal A fast path, not API (see `Connection.queryOneNow`): the engine's own, or the first row of `queryNow`.
+   * The statement reported is the plain one, `sql`, whichever form the engine runs.
+   */
+  queryOneNow(sql: string, parameters: readonly unknown[], exactIntegers?: boolean, packedSql?: string): unknown[] | null | undefined {
     const connection = this.connection;
     if (connection.queryOneNow === undefined) {
       const rows = this.queryNow(sql, parameters, exactIntegers);
@@ -132,7 +135,7 @@ export class ObservedSyncConnection extends ObservedConnection {
     const token = observer.statementStarted(sql, this.system);
     let row: unknown[] | null | undefined;
     try {
-      row = connection.queryOneNow(sql, parameters, exactIntegers);
+      row = connection.queryOneNow(sql, parameters, exactIntegers, packedSql);
     } catch (error) {
       observer.statementEnded(token, error);
       throw error;

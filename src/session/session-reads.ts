@@ -69,7 +69,7 @@ export class SessionReads {
     const statement = statements.selectById(id, includeDeleted, sessionTenant(this.#tenants, mapping), guard);
     const connection = this.#connection.now();
     if (connection?.queryOneNow !== undefined) {
-      const row = connection.queryOneNow(statement.sql, statement.parameters, statements.exactIntegers);
+      const row = connection.queryOneNow(statement.sql, statement.parameters, statements.exactIntegers, statement.packedSql);
       if (row !== undefined) return row === null ? null : this.#entities.materialize(mapping, row);
     } else {
       const rows = connection?.queryNow?.(statement.sql, statement.parameters, statements.exactIntegers);

@@ -86,6 +86,14 @@ export interface Dialect {
    */
   readsBackAsWritten?(type: ColumnType<unknown>): boolean;
   /**
+   * An expression of one text value holding the values of `columns` (SQL expressions) as a JSON array, in their
+   * order: a row read packed (`EntityStatements.packedSelectFrom`), which an engine whose driver builds a row value
+   * by value may read as one text and parse at once (`Connection.queryOneNow`). Absent where no engine of the
+   * dialect reads rows so.
+   * @internal A fast path, not public API.
+   */
+  packRow?(columns: readonly string[]): string;
+  /**
    * How the engine estimates from its statistics the rows a SELECT reads (a count of mode `estimated`); absent
    * where it keeps none, and the count is then exact.
    */

@@ -17,6 +17,15 @@ export interface CompiledStatement {
 }
 
 /**
+ * A SELECT by primary key, with the same query in the packed form (`EntityStatements.packedSelectFrom`) where the
+ * entity has one: an engine may run `packedSql` instead (see `Connection.queryOneNow`).
+ */
+export interface KeyedSelect extends CompiledStatement {
+  /** The same query with each row packed as one JSON array text, or undefined. */
+  readonly packedSql: string | undefined;
+}
+
+/**
  * A filter's WHERE clause rendered once (empty text when nothing restricts the rows), so that the count
  * and the page of one read share it.
  */
@@ -80,6 +89,12 @@ export class EntityStatements {
   readonly exactIntegers: boolean;
   /** SELECT <columns> FROM <table> <joins>, without WHERE. */
   readonly selectFrom: string;
+  /**
+   * `selectFrom` with the columns packed as one JSON array text per row (`Dialect.packRow`), which some engines read
+   * faster than the values one by one; undefined where the dialect does not pack, or where a column's values are
+   * not JSON's (blobs, integers read exactly).
+   */
+  readonly packedSelectFrom: string | undefined;
   /** The columns written by INSERT, in parameter order. */
   readonly insertColumns: readonly ColumnMapping[];
   /** INSERT INTO ... VALUES (...). */
@@ -113,8 +128,10 @@ export class EntityStatements {
   /** SELECT of `rereadColumns` (the key alone when there is none) FROM the table, without WHERE. */
   readonly #rereadFrom: string;
   #rereadById: CompiledStatement | undefined = undefined;
-  readonly #byId: Map<boolean, CompiledStatement> = new Map();
-  readonly #byIdGuarded = new WeakMap<Condition, Map<boolean, CompiledStatement & { readonly tenantAt: number }>>();
+  /** `selectById` without and with deleted rows, rendered on first use. */
+  #byIdLive: KeyedSelect | undefined = undefined;
+  #byIdAll: KeyedSelect | undefined = undefined;
+  readonly #byIdGuarded = new WeakMap<Condition, Map<boolean, KeyedSelect & { readonly tenantAt: number }>>();
   readonly #guardedSql = new WeakMap<Condition, Map<string, { readonly sql: string; readonly values: readonly unknown[] }>>();
   readonly #whereClause: Map<string, unknown>;
 
@@ -134,7 +151,7 @@ export class EntityStatements {
           ? `${table}.${q(column.columnName)}`
           : q(column.columnName);
     this.columnSql = columnSql;
-    let from = `SELECT ${mapping.columns.map(columnSql).join(", ")} FROM ${table}`;
+    let from = ` FROM ${table}`;
     for (const join of mapping.joins) {
       const joined = join.alias === join.table ? q(join.table) : `${q(join.table)} ${q(join.alias)}`;
       const source = join.sourceTableOrAlias === undefined ? table : q(join.sourceTableOrAlias);
@@ -145,9 +162,12 @@ export class EntityStatements {
           from += ` AND ${q(join.alias)}.${q(joinedTenant.columnName)} = ${table}.${q(mapping.tenantColumn.columnName)}`;
       }
     }
-    this.selectFrom = from;
+    this.selectFrom = `SELECT ${mapping.columns.map(columnSql).join(", ")}${from}`;
     // Decimals: SQLite stores them as scaled integers, which pass 2^53 from 16 digits on.
     this.exactIntegers = mapping.columns.some((column) => column.type.kind === "int64" || column.type.kind === "decimal");
+    const packable = !this.exactIntegers && mapping.columns.every((column) => column.type.kind !== "blob");
+    this.packedSelectFrom =
+      packable && dialect.packRow !== undefined ? `SELECT ${dialect.packRow(mapping.columns.map(columnSql))}${from}` : undefined;
     this.#whereClause = new Map(mapping.whereClauseParameters.map((p) => [p.name, dialect.toParameter(p.value)]));
 
     const audit = mapping.audit;
@@ -276,7 +296,7 @@ export class EntityStatements {
    * SELECT one row by primary key (with the entity's fixed WHERE and the soft-delete guard unless `includeDeleted`,
    * for scoped statements the tenant's condition with `tenant`, and the caller's `guard` of a policy when given).
    */
-  selectById(id: number, includeDeleted = false, tenant?: string, guard?: Condition): CompiledStatement {
+  selectById(id: number, includeDeleted = false, tenant?: string, guard?: Condition): KeyedSelect {
     if (guard !== undefined) {
       // Rendered once per guard (a caller's policy keeps its conditions): the id is the first value, the tenant the
       // one after the fixed WHERE clause's, and the guard's follow.
@@ -287,31 +307,38 @@ export class EntityStatements {
         const key: Condition = { kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 };
         const where = this.#where([key], includeDeleted, "", guard);
         const tenantAt = this.tenantScoped ? where.parameters.length - 1 - this.#guardValues(guard, where.parameters.length) : -1;
-        guarded = { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[], tenantAt };
+        guarded = { ...this.#keyed(where), tenantAt };
         byDeleted.set(includeDeleted, guarded);
       }
       const parameters = guarded.parameters.slice();
       parameters[0] = id;
       if (guarded.tenantAt >= 0) parameters[guarded.tenantAt] = this.#tenantValue(tenant);
-      return { sql: guarded.sql, parameters };
+      return { sql: guarded.sql, packedSql: guarded.packedSql, parameters };
     }
-    let cached = this.#byId.get(includeDeleted);
-    if (cached === undefined) {
-      const where = this.#where(
-        [{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }],
-        includeDeleted,
-        "",
-        undefined,
-      );
-      cached = { sql: `${this.selectFrom}${where.sql}`, parameters: where.parameters as unknown[] };
-      this.#byId.set(includeDeleted, cached);
-    }
+    const cached = includeDeleted
+      ? (this.#byIdAll ??= this.#keyed(this.#byKeyWhere(true)))
+      : (this.#byIdLive ??= this.#keyed(this.#byKeyWhere(false)));
     // The id condition is rendered first, so its value is the first parameter; the fixed WHERE clause's follow,
     // and the tenant's is the last.
     const parameters = cached.parameters.slice();
     parameters[0] = id;
     if (this.tenantScoped) parameters[parameters.length - 1] = this.#tenantValue(tenant);
-    return { sql: cached.sql, parameters };
+    return { sql: cached.sql, packedSql: cached.packedSql, parameters };
+  }
+
+  /** The WHERE of a read by key (the key's value 0, to be replaced), with the deleted rows or without. */
+  #byKeyWhere(includeDeleted: boolean): RenderedWhere {
+    return this.#where([{ kind: "compare", column: this.mapping.primaryKey, operator: "=", value: 0 }], includeDeleted, "", undefined);
+  }
+
+  /** The SELECT of the entity's rows with `where`, plain and packed. */
+  #keyed(where: RenderedWhere): KeyedSelect {
+    const packedFrom = this.packedSelectFrom;
+    return {
+      sql: `${this.selectFrom}${where.sql}`,
+      packedSql: packedFrom === undefined ? undefined : `${packedFrom}${where.sql}`,
+      parameters: where.parameters as unknown[],
+    };
   }
 
   /**

@@ -42,8 +42,10 @@ for (const { dialect, q, p } of dialects) {
     const live = `${q("DeletedAt")} IS NULL`;
 
     it("reads by key with the key first and the soft-delete guard after it", () => {
+      const where = ` FROM ${q("Items")} WHERE ${q("ID")} = ${p(0)} AND ${live}`;
       assert.deepEqual(statements.selectById(5), {
-        sql: `SELECT ${columns} FROM ${q("Items")} WHERE ${q("ID")} = ${p(0)} AND ${live}`,
+        sql: `SELECT ${columns}${where}`,
+        packedSql: dialect.name === "sqlite" ? `SELECT json_array(${columns})${where}` : undefined,
         parameters: [5],
       });
     });
@@ -90,3 +92,24 @@ for (const { dialect, q, p } of dialects) {
     });
   });
 }
+
+describe("packed reads by key", () => {
+  @Table("Files")
+  class StoredFile {
+    @PrimaryKey @Column("ID", Type.int32) id = 0;
+    @Column("Content", Type.blob) content: Uint8Array = new Uint8Array(0);
+  }
+  @Table("Counters")
+  class Counter {
+    @PrimaryKey @Column("ID", Type.int32) id = 0;
+    @Column("Total", Type.int64) total = 0n;
+  }
+
+  it("are left out for an entity with a blob column, whose value JSON cannot hold", () => {
+    assert.equal(statementsOf(EntityMapping.of(StoredFile), new SqliteDialect()).selectById(1).packedSql, undefined);
+  });
+
+  it("are left out for an entity whose integers are read exactly, which JSON would round", () => {
+    assert.equal(statementsOf(EntityMapping.of(Counter), new SqliteDialect()).selectById(1).packedSql, undefined);
+  });
+});

@@ -62,6 +62,9 @@ describe("ISO dates written and read by hand", () => {
       "2024-01-01T00:00:05.123+02:00",
       "abcd-ef-ghTij:kl:mn.opqZ",
       "2024-1-01T00:00:00.0000Z",
+      "2024-01-01T00:00:00.0000", // 24 characters, a digit where the Z stands
+      "2024-01-01T00:00:00.00Z0",
+      "20240-01-01T00:00:00.00Z",
       "+010000-01-01T00:00:00.000Z",
       "",
     ];

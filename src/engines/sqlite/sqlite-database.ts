@@ -49,6 +49,10 @@ export class SqliteDatabase implements Database {
   readonly #db: SqliteHandle;
   readonly #statements = new Map<string, Statement>();
   readonly #inexactStatements = new Map<string, Statement>();
+  /** The packed queries (`Dialect.packRow`) prepared, by their text. */
+  readonly #packedStatements = new Map<string, Statement>();
+  /** Whether this database reads rows packed as JSON (see `readsPackedRows`). */
+  readonly #readsPacked: boolean;
   readonly #lock = new Mutex();
   readonly #keys = new SqliteKeys(this.dialect);
   /** What the key allocator runs its statements through: this database's prepared statements. */
@@ -73,6 +77,7 @@ export class SqliteDatabase implements Database {
       this.#db.exec(`PRAGMA busy_timeout = ${this.#busyTimeout}`);
       if ((options.wal ?? true) && options.filename !== ":memory:") this.#db.exec("PRAGMA journal_mode = WAL");
       this.#db.exec("PRAGMA synchronous = NORMAL");
+      this.#readsPacked = readsPackedRows(this.#db, this.dialect);
     } catch (error) {
       this.#db.close();
       throw new DatabaseError(EngineMessages.cannotOpenSqlite(options.filename, (error as Error).message), { cause: error });
@@ -138,6 +143,27 @@ export class SqliteDatabase implements Database {
       cache.set(sql, statement);
     }
     return statement;
+  }
+
+  /**
+   * @internal The row a packed query (`Dialect.packRow`) selects, parsed, or null for none; undefined where this
+   * database does not read packed rows, and where the packed query failed (a blob in a column the mapping does not
+   * declare one, say), so that the plain query answers instead.
+   */
+  packedRow(sql: string, parameters: readonly unknown[]): unknown[] | null | undefined {
+    if (!this.#readsPacked) return undefined;
+    try {
+      let statement = this.#packedStatements.get(sql);
+      if (statement === undefined) {
+        statement = (this.#db.preparePacked as (sql: string) => Statement)(sql);
+        if (this.#packedStatements.size > 2000) this.#packedStatements.clear();
+        this.#packedStatements.set(sql, statement);
+      }
+      const text = parameters.length === 1 ? statement.get(parameters[0]) : statement.get(...parameters);
+      return text === undefined ? null : (JSON.parse(text as string) as unknown[]);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -233,8 +259,12 @@ class SqliteConnection implements Connection {
   }
 
   /** @internal A fast path, not API (see `Connection.queryOneNow`). */
-  queryOneNow(sql: string, parameters: readonly unknown[], exactIntegers = true): unknown[] | null | undefined {
+  queryOneNow(sql: string, parameters: readonly unknown[], exactIntegers = true, packedSql?: string): unknown[] | null | undefined {
     if (!this.#database.free(this)) return undefined;
+    if (packedSql !== undefined) {
+      const row = this.#database.packedRow(packedSql, parameters);
+      if (row !== undefined) return row;
+    }
     try {
       const statement = this.#database.statement(sql, exactIntegers);
       const row = parameters.length === 1 ? statement.get(parameters[0]) : statement.get(...parameters);
@@ -343,5 +373,21 @@ class SqliteConnection implements Connection {
       }
       this.#database.unlock(this);
     }
+  }
+}
+
+/**
+ * Whether `handle` reads rows packed as one JSON text (`Dialect.packRow`): its driver prepares such queries
+ * (`SqliteHandle.preparePacked`, where that is the cheaper read), and the library's `json_array` writes a real to its
+ * last digit (SQLite 3.45 and later), so that a row read packed is the row read plain.
+ */
+function readsPackedRows(handle: SqliteHandle, dialect: SqliteDialect): boolean {
+  if (handle.preparePacked === undefined) return false;
+  const probe = 0.1 + 0.2;
+  try {
+    const text = handle.preparePacked(`SELECT ${dialect.packRow(["?"])}`).get(probe);
+    return typeof text === "string" && (JSON.parse(text) as unknown[])[0] === probe;
+  } catch {
+    return false;
   }
 }

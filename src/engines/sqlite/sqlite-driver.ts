@@ -32,6 +32,12 @@ export interface SqliteHandle {
    * otherwise, where no selected column needs more than 2^53).
    */
   prepare(sql: string, exactIntegers: boolean): SqliteStatement;
+  /**
+   * Prepares `sql`, which selects one column, so that each row comes back as that column's value alone (integers as
+   * numbers). Present where reading a row packed as one JSON text (`Dialect.packRow`) is cheaper than reading its
+   * values: better-sqlite3 builds a row array value by value through V8's API, some 900 instructions a value.
+   */
+  preparePacked?(sql: string): SqliteStatement;
   /** Runs SQL text with no parameters and no result (schema scripts, pragmas). */
   exec(sql: string): void;
   /** Closes the file; a second call does nothing. */

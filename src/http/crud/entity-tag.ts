@@ -49,10 +49,11 @@ export function entityTagOf(entity: object, config: JsonSerializerConfig): strin
   const { mapping, plan } = facts.of(entity.constructor);
   const version = mapping.versionColumn;
   if (version === undefined) return undefined;
-  const base = `${mapping.primaryKey.get(entity)}-${version.get(entity)}`;
-  if (!plan.hasExpansions || !config.expands(0)) return `"${base}"`;
+  const id = mapping.primaryKey.get(entity);
+  // One text built at once: most answers embed nothing.
+  if (!plan.hasExpansions || !config.expands(0)) return `"${id}-${version.get(entity)}"`;
   const embedded = embeddedText(entity, plan, config, 0, new Set([entity]));
-  return embedded === "" ? `"${base}"` : `"${base}-${fnv1a(embedded)}"`;
+  return embedded === "" ? `"${id}-${version.get(entity)}"` : `"${id}-${version.get(entity)}-${fnv1a(embedded)}"`;
 }
 
 /** The classes, ids and versions of the entities an answer embeds below `entity`, in the order written. */

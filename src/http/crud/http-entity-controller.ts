@@ -14,6 +14,8 @@ import { ndjsonLines } from "./ndjson-lines.js";
 import { isNdjson, ndjsonMediaType, recordFormatOf } from "./stream-format.js";
 import type { HttpRouteDescriptions, JsonSchema } from "../openapi/openapi-types.js";
 import type { HttpUser } from "../exchange/http-user.js";
+import type { HttpRequest } from "../exchange/http-request.js";
+import type { HttpResponse } from "../exchange/http-response.js";
 import { entityRouteDescriptions } from "./crud-descriptions.js";
 import { readConsistently, withConsistencyToken } from "./consistency-token.js";
 
@@ -66,6 +68,14 @@ const streamedPage: HttpSelectPage & HttpAggregatePage = Object.freeze({ data: [
 export abstract class HttpEntityReadController<C, T extends object> extends HttpController<C> {
   /** The entity class served. */
   protected abstract readonly entityClass: EntityClass<T>;
+
+  /**
+   * Called by the server, as `HttpController`'s. Written out (the implicit one passes `...arguments` on, which a
+   * decorated class's constructor then spreads once more: some 150 instructions per request at each level).
+   */
+  constructor(context: C, request: HttpRequest, response: HttpResponse) {
+    super(context, request, response);
+  }
 
   /** The OpenAPI description of the routes (`HttpDescribedController`), from the entity's mapping (and its policy, for a role). */
   static openApiDescription(controller: Function, schemas: Record<string, JsonSchema> = {}, role?: HttpUser): HttpRouteDescriptions {
@@ -221,6 +231,11 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
  * route answers `X-Consistency-Token`, and the read routes honour one sent back.
  */
 export abstract class HttpEntityController<C, T extends object> extends HttpEntityReadController<C, T> {
+  /** Called by the server, as `HttpController`'s (written out for the reason `HttpEntityReadController` gives). */
+  constructor(context: C, request: HttpRequest, response: HttpResponse) {
+    super(context, request, response);
+  }
+
   /** The OpenAPI description of the read and write routes (`HttpDescribedController`), from the entity's mapping (and its policy, for a role). */
   static override openApiDescription(
     controller: Function,

@@ -59,6 +59,12 @@ export function betterSqlite3Driver(): SqliteDriver | Error {
           statement.safeIntegers(exactIntegers);
           return statement;
         },
+        preparePacked(sql: string): SqliteStatement {
+          const statement = db.prepare<unknown[], unknown>(sql);
+          statement.pluck(true);
+          statement.safeIntegers(false);
+          return statement as unknown as SqliteStatement;
+        },
         exec(sql: string): void {
           db.exec(sql);
         },
