@@ -207,7 +207,9 @@ for (const id of wanted) {
     );
     // Compilers still at work in the counted window: the main thread's code was not yet the warm server's.
     if (background / count > perRequest / 20)
-      console.log(`  warning: the background threads (V8's compilers) ran ${Math.round(background / count).toLocaleString("en")} instructions a request in the window: raise --warmup`);
+      console.log(
+        `  warning: the background threads (V8's compilers) ran ${Math.round(background / count).toLocaleString("en")} instructions a request in the window: raise --warmup`,
+      );
     if (o.keep)
       console.log(
         `  callgrind output kept: ${outFile}* (node bench/callgrind-functions.mjs ${outFile}.${cheapest + 1}-01 --count ${count})`,
