@@ -1,10 +1,12 @@
 import { InvalidInputError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
+import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
 import { CrudMessages } from "./crud-messages.js";
 import { HttpController } from "../exchange/http-controller.js";
 import { Delete, Get, Patch, Post, Put } from "../routing/route-decorators.js";
+import { answerNow } from "../routing/controller-routes.js";
 import type { HttpContext } from "./http-context.js";
 import { type HttpAggregatePage, HttpEntityReader, type HttpEntityPage, type HttpSelectPage } from "./http-entity-reader.js";
 import { HttpEntityWriter, type HttpEntityBulkResult, type HttpEntityDeleted } from "./http-entity-writer.js";
@@ -133,6 +135,26 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
   find(id: number): Promise<unknown> {
     this.#prepareReads("find");
     return this.createReader().find(id, undefined, { request: this.request, response: this.response });
+  }
+
+  /** @internal `get`'s answer where it is ready at once (`answerNow`): a reader whose `get` is overridden is called. */
+  getNow(id: number): unknown {
+    this.#prepareReads("get");
+    const reader = this.createReader();
+    const exchange = { request: this.request, response: this.response };
+    return reader.get === HttpEntityReader.prototype.get
+      ? reader.oneNow(id, JsonSerializerConfig.withDetails, exchange)
+      : reader.get(id, undefined, exchange);
+  }
+
+  /** @internal `find`'s answer where it is ready at once (`answerNow`): a reader whose `find` is overridden is called. */
+  findNow(id: number): unknown {
+    this.#prepareReads("find");
+    const reader = this.createReader();
+    const exchange = { request: this.request, response: this.response };
+    return reader.find === HttpEntityReader.prototype.find
+      ? reader.oneNow(id, JsonSerializerConfig.entityOnly, exchange)
+      : reader.find(id, undefined, exchange);
   }
 
   /** GET {base}/metadata: the entity's metadata. */
@@ -351,3 +373,7 @@ function withAddressId<T extends object>(entityClass: EntityClass<T>, body: Reco
   if (sent !== undefined && sent !== null && sent !== id) throw new InvalidInputError(CrudMessages.patchIdMismatch(property, id));
   return { ...body, [property]: id };
 }
+
+// The server calls these in place of `get` and `find` while a controller keeps them as written here (`answerNow`).
+Object.assign(HttpEntityReadController.prototype.get, { [answerNow]: HttpEntityReadController.prototype.getNow });
+Object.assign(HttpEntityReadController.prototype.find, { [answerNow]: HttpEntityReadController.prototype.findNow });

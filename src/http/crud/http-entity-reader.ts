@@ -272,17 +272,24 @@ export class HttpEntityReader<T extends object> {
   }
 
   #one(id: number, config: JsonSerializerConfig, exchange: HttpConditionalExchange | undefined): Promise<unknown> {
-    // No async function: on the embedded engine an entity whose JSON needs no further read is read and
-    // written without a promise of its own, and the server's reaction to the one answered is the only one.
     try {
-      // The context's fast path reads through an overriding tryGet itself (see Context.tryGetNow).
-      const found = this.context.tryGetNow(this.entityClass, id, this.filterParameters.includeDeleted ? withDeleted : withoutDeleted);
-      if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config, exchange));
-      const json = this.#json(found, id, config, exchange);
+      const json = this.oneNow(id, config, exchange);
       return json instanceof Promise ? json : Promise.resolve(json);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * @internal `get` and `find` as the entity controllers' routes call them: the answer itself where the read and its
+   * JSON need no wait (on the embedded engine, an entity whose JSON needs no further read), else its promise; a
+   * missing entity throws. The server then writes the answer without a promise or a reaction of its own.
+   */
+  oneNow(id: number, config: JsonSerializerConfig, exchange: HttpConditionalExchange | undefined): unknown {
+    // The context's fast path reads through an overriding tryGet itself (see Context.tryGetNow).
+    const found = this.context.tryGetNow(this.entityClass, id, this.filterParameters.includeDeleted ? withDeleted : withoutDeleted);
+    if (found instanceof Promise) return found.then((entity) => this.#json(entity, id, config, exchange));
+    return this.#json(found, id, config, exchange);
   }
 
   #json(entity: T | null, id: number, config: JsonSerializerConfig, exchange: HttpConditionalExchange | undefined): unknown {

@@ -103,3 +103,16 @@ export function controllerRoutesOf(controller: Function): ControllerRoute[] {
 function borrowedAreas(byName: ReadonlyMap<string, Collected>, names: readonly string[]): string[] {
   return names.flatMap((name) => byName.get(name)?.areas ?? []);
 }
+
+/**
+ * A route method's twin that the server calls in its place while a controller class keeps the method as the
+ * framework wrote it: the same answer, but a value where it is ready at once instead of a promise of it (a method
+ * whose signature promises a `Promise` for those who override or call it). An override has no twin: it is called.
+ * @internal
+ */
+export const answerNow: unique symbol = Symbol("tenon.answerNow");
+
+/** The function the server calls for a route whose method is `handler`: its `answerNow` twin where it has one. */
+export function routeHandlerOf(handler: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  return (handler as { [answerNow]?: (...args: unknown[]) => unknown })[answerNow] ?? handler;
+}

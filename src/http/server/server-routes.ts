@@ -8,7 +8,7 @@ import { OperationsMessages } from "../operations/operations-messages.js";
 import type { HttpRateLimit } from "../operations/rate-limiter.js";
 import type { RouteTarget } from "./request-dispatch.js";
 import { ResultJson } from "./result-json.js";
-import { type ControllerRoute, controllerRoutesOf, controllerUriOf } from "../routing/controller-routes.js";
+import { type ControllerRoute, controllerRoutesOf, controllerUriOf, routeHandlerOf } from "../routing/controller-routes.js";
 import { HttpRouter } from "../routing/http-router.js";
 import { joinPath } from "../routing/join-path.js";
 import { HttpAuthorizationType } from "../routing/route-decorators.js";
@@ -121,7 +121,7 @@ export class ServerRoutes<C> {
         const target: RouteTarget<C> = {
           controller,
           methodName: route.methodName,
-          handler: route.handler,
+          handler: routeHandlerOf(route.handler),
           params: pattern.endsWith("*") ? "string" : route.verb.params,
           areas: route.areas,
           requiresAuthentication,

@@ -111,6 +111,49 @@ describe("get, find, selectAll and metadata", () => {
     assert.equal(page(await select({}, "/all-widgets")).count, 25);
   });
 
+  test("a reader whose get or find is replaced answers through the replacement, with its ETag and 304", async () => {
+    const calls: string[] = [];
+    hooks.reader = (reader) => {
+      const get = reader.get.bind(reader);
+      const find = reader.find.bind(reader);
+      reader.get = async (id, config, exchange) => {
+        calls.push(`get ${id}`);
+        return { wrapped: await get(id, config, exchange) };
+      };
+      reader.find = (id, config, exchange) => {
+        calls.push(`find ${id}`);
+        return find(id, config, exchange);
+      };
+    };
+    try {
+      const got = await server.call("GET", "/widgets/1");
+      assert.equal(got.status, 200, got.text);
+      assert.equal((got.json as { wrapped: { name: string } }).wrapped.name, "Acme Anvil");
+      const found = await server.call("GET", "/widgets/find/1");
+      assert.equal(found.status, 200, found.text);
+      const tag = found.headers.etag as string;
+      assert.match(tag, /^"1-\d+"$/);
+      const again = await server.call("GET", "/widgets/find/1", undefined, { "If-None-Match": tag });
+      assert.equal(again.status, 304);
+      assert.deepEqual(calls, ["get 1", "find 1", "find 1"]);
+    } finally {
+      hooks.reader = undefined;
+    }
+  });
+
+  test("get and find answer 304 to a matching If-None-Match and 200 with the same tag otherwise", async () => {
+    for (const path of ["/widgets/2", "/widgets/find/2"]) {
+      const first = await server.call("GET", path);
+      assert.equal(first.status, 200, first.text);
+      const tag = first.headers.etag as string;
+      assert.equal((await server.call("GET", path, undefined, { "If-None-Match": tag })).status, 304, path);
+      const other = await server.call("GET", path, undefined, { "If-None-Match": '"2-999"' });
+      assert.equal(other.status, 200, path);
+      assert.equal(other.headers.etag, tag);
+      assert.deepEqual(other.json, first.json);
+    }
+  });
+
   test("a placeholder that is not a 32-bit integer answers 400", async () => {
     for (const path of ["/widgets/abc", "/widgets/2147483648", "/widgets/1.5", "/widgets/find/x", "/widgets/1e3", "/widgets/-2147483649"]) {
       const answer = await server.call("GET", path);
