@@ -1,6 +1,7 @@
 import "./symbol-metadata.js";
+import type { EntityClass } from "./column-type.js";
 import type { EntityDecorator } from "./entity-decorators.js";
-import { annotateClass } from "./metadata-store.js";
+import { annotateClass, rawEntityOf } from "./metadata-store.js";
 import { changeFeedKey } from "./mapping-keys.js";
 
 /** What goes out of an entity's change feed. */
@@ -23,4 +24,13 @@ export function ChangeFeed(options: ChangeFeedOptions = {}): EntityDecorator {
     members: options.members === undefined ? undefined : Object.freeze([...options.members]),
   });
   return (_value, context) => annotateClass(context, changeFeedKey, frozen);
+}
+
+/**
+ * Whether `entityClass` (or a class it extends) is decorated with `@ChangeFeed`, read from its decorators
+ * without mapping it: the mapping, with every check of the feed's options, is built on the class's first use
+ * (`EntityMapping.of`), so a server registering a controller does not build it before its first request.
+ */
+export function declaresChangeFeed(entityClass: EntityClass): boolean {
+  return (rawEntityOf(entityClass)?.annotations.get(changeFeedKey)?.length ?? 0) > 0;
 }

@@ -2,6 +2,7 @@ import { InvalidInputError } from "../../errors.js";
 import type { EntityClass } from "../../mapping/column-type.js";
 import { EntityMapping } from "../../mapping/entity-mapping.js";
 import { JsonSerializerConfig } from "../../json/json-serializer-config.js";
+import { declaresChangeFeed } from "../../mapping/change-feed-decorator.js";
 import { jsonPropertyName } from "../../json/json-visibility.js";
 import { CrudMessages } from "./crud-messages.js";
 import { HttpController } from "../exchange/http-controller.js";
@@ -84,9 +85,12 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     return entityRouteDescriptions(servedEntityOf(controller), false, schemas, role);
   }
 
-  /** The change stream (`GET {base}/changes`) exists for an entity with `@ChangeFeed` only (`HttpSelectiveController`). */
+  /**
+   * The change stream (`GET {base}/changes`) exists for an entity with `@ChangeFeed` only (`HttpSelectiveController`).
+   * Read from the decorators: registering the controller does not map the entity (its first request does).
+   */
   static servesRoute(controller: Function, methodName: string): boolean {
-    return methodName !== "changes" || EntityMapping.of(servedEntityOf(controller)).changeFeed !== undefined;
+    return methodName !== "changes" || declaresChangeFeed(servedEntityOf(controller));
   }
   /** The request's session (usually created lazily by the application's context class). */
   protected abstract get httpContext(): HttpContext;
