@@ -141,24 +141,23 @@ export abstract class HttpEntityReadController<C, T extends object> extends Http
     return this.createReader().find(id, undefined, { request: this.request, response: this.response });
   }
 
-  /** @internal `get`'s answer where it is ready at once (`answerNow`): a reader whose `get` is overridden is called. */
+  /** @internal `get`'s answer where it is ready at once (`answerNow`). */
   getNow(id: number): unknown {
-    this.#prepareReads("get");
-    const reader = this.createReader();
-    const exchange = { request: this.request, response: this.response };
-    return reader.get === HttpEntityReader.prototype.get
-      ? reader.oneNow(id, JsonSerializerConfig.withDetails, exchange)
-      : reader.get(id, undefined, exchange);
+    return this.#oneNow("get", id);
   }
 
-  /** @internal `find`'s answer where it is ready at once (`answerNow`): a reader whose `find` is overridden is called. */
+  /** @internal `find`'s answer where it is ready at once (`answerNow`). */
   findNow(id: number): unknown {
-    this.#prepareReads("find");
+    return this.#oneNow("find", id);
+  }
+
+  /** The answer of the route `get` or `find` without a promise where none is needed; a reader that overrides it is called. */
+  #oneNow(route: "get" | "find", id: number): unknown {
+    this.#prepareReads(route);
     const reader = this.createReader();
     const exchange = { request: this.request, response: this.response };
-    return reader.find === HttpEntityReader.prototype.find
-      ? reader.oneNow(id, JsonSerializerConfig.entityOnly, exchange)
-      : reader.find(id, undefined, exchange);
+    if (reader[route] !== HttpEntityReader.prototype[route]) return reader[route](id, undefined, exchange);
+    return reader.oneNow(id, route === "get" ? JsonSerializerConfig.withDetails : JsonSerializerConfig.entityOnly, exchange);
   }
 
   /** GET {base}/metadata: the entity's metadata. */
