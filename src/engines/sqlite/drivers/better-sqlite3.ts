@@ -4,6 +4,7 @@ import { EngineMessages } from "../../engine-messages.js";
 import type { SqliteDriver, SqliteHandle, SqliteStatement } from "../sqlite-driver.js";
 
 type BetterSqlite3Constructor = typeof BetterSqlite3;
+type BetterSqlite3Database = InstanceType<BetterSqlite3Constructor>;
 
 let loaded: BetterSqlite3Constructor | Error | undefined;
 
@@ -43,6 +44,22 @@ function abortsOnThisLine(version: string, node: string): boolean {
   return major < 13 && nodeMajor === 24 && nodeMinor >= 19;
 }
 
+/**
+ * Whether reads by key are packed as one JSON text (`SqliteHandle.preparePacked`): on Node.js 20 only, whose V8 builds
+ * better-sqlite3's row arrays value by value at some 900 instructions a value (GET of a 12-column row: 6,500 fewer
+ * instructions packed). On Node.js 22 and 26 the packed read cost 2,500 and 2,800 more than the plain one (measured
+ * with `bench/instructions.mjs`, S2): their V8 builds the arrays cheaply.
+ */
+const packsRows = Number(process.versions.node.split(".")[0]) < 22;
+
+/** A statement of one column whose rows come back as that column's value alone, integers as numbers. */
+function preparePacked(db: BetterSqlite3Database, sql: string): SqliteStatement {
+  const statement = db.prepare<unknown[], unknown>(sql);
+  statement.pluck(true);
+  statement.safeIntegers(false);
+  return statement as unknown as SqliteStatement;
+}
+
 /** @internal The better-sqlite3 driver, or the error that says why it does not load (not installed, built for another line). */
 export function betterSqlite3Driver(): SqliteDriver | Error {
   const Database = betterSqlite3();
@@ -59,12 +76,7 @@ export function betterSqlite3Driver(): SqliteDriver | Error {
           statement.safeIntegers(exactIntegers);
           return statement;
         },
-        preparePacked(sql: string): SqliteStatement {
-          const statement = db.prepare<unknown[], unknown>(sql);
-          statement.pluck(true);
-          statement.safeIntegers(false);
-          return statement as unknown as SqliteStatement;
-        },
+        ...(packsRows ? { preparePacked: (sql: string): SqliteStatement => preparePacked(db, sql) } : {}),
         exec(sql: string): void {
           db.exec(sql);
         },
