@@ -25,7 +25,7 @@ const rows: readonly unknown[][] = [
   ],
   [2, "", 5e-324, -7, null, 0],
   [3, null, 1.7976931348623157e308, 0, "not a date", null],
-  [4, "[1,2]", -1.5, 2 ** 53 + 2, "{}", 1],
+  [4, "[1,2]", -1.5, -9007199254740991, "{}", 1],
 ];
 
 function open(driver: SqliteDriverName): { database: SqliteDatabase; connection: Connection } {
