@@ -13,11 +13,14 @@ const columns = `"ID", "Name", "Amount", "Count", "At", "Flag"`;
 const plain = `SELECT ${columns} FROM "Rows" WHERE "ID" = ?`;
 const packed = `SELECT json_array(${columns}) FROM "Rows" WHERE "ID" = ?`;
 
-/** Rows whose values a packed read could change if it were not exact: text JSON escapes, reals to the last digit, NULLs. */
+/**
+ * Rows whose values a packed read could change if it were not exact: text JSON escapes, reals to the last digit, NULLs.
+ * No NUL in text: node:sqlite on Node.js 22 reads a text up to its first NUL (Tenon refuses NUL in what it writes).
+ */
 const rows: readonly unknown[][] = [
   [
     1,
-    'quote " backslash \\ tab \t newline \n nul \u0000 line separator \u2028 é 😀',
+    'quote " backslash \\ tab \t newline \n line separator \u2028 é 😀',
     0.1 + 0.2,
     9007199254740991,
     "2024-01-31T09:05:00.000Z",
