@@ -18,14 +18,7 @@ const packed = `SELECT json_array(${columns}) FROM "Rows" WHERE "ID" = ?`;
  * No NUL in text: node:sqlite on Node.js 22 reads a text up to its first NUL (Tenon refuses NUL in what it writes).
  */
 const rows: readonly unknown[][] = [
-  [
-    1,
-    'quote " backslash \\ tab \t newline \n line separator \u2028 é 😀',
-    0.1 + 0.2,
-    9007199254740991,
-    "2024-01-31T09:05:00.000Z",
-    1,
-  ],
+  [1, 'quote " backslash \\ tab \t newline \n line separator \u2028 é 😀', 0.1 + 0.2, 9007199254740991, "2024-01-31T09:05:00.000Z", 1],
   [2, "", 5e-324, -7, null, 0],
   [3, null, 1.7976931348623157e308, 0, "not a date", null],
   [4, "[1,2]", -1.5, -9007199254740991, "{}", 1],
