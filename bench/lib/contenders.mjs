@@ -43,6 +43,15 @@ function tenonReady() {
 /** Every contender, in report order; `raw` is the baseline every ratio refers to. */
 export const CONTENDERS = [
   { id: "raw", label: "raw node:http", args: ["contenders/raw/server.mjs"], s7: true },
+  // raw node:http writing the two headers Tenon adds by default (Server, X-Request-Id with a constant id): what
+  // node:http itself charges for those defaults, the floor under Tenon's S1 (docs/benchmarks.md).
+  {
+    id: "raw-headers",
+    label: "raw + Tenon's headers",
+    args: ["contenders/raw/server.mjs"],
+    env: { BENCH_RAW_HEADERS: "tenon" },
+    optIn: true,
+  },
   {
     id: "tenon",
     label: "Tenon",
