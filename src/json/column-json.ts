@@ -146,6 +146,17 @@ export function decodeColumnJson(
   column: { readonly type: ColumnType<unknown>; readonly property: string; readonly annotations?: WireNamed["annotations"] },
   json: unknown,
 ): unknown {
-  const name = column.annotations === undefined ? column.property : wireNameOf(column as WireNamed);
-  return decoderFor(column.type, column.type.kind === "lazy" ? `${name}Id` : name)(json);
+  let decode = columnDecoders.get(column);
+  if (decode === undefined) {
+    const name = column.annotations === undefined ? column.property : wireNameOf(column as WireNamed);
+    decode = decoderFor(column.type, column.type.kind === "lazy" ? `${name}Id` : name);
+    columnDecoders.set(column, decode);
+  }
+  return decode(json);
 }
+
+/**
+ * The decoder `decodeColumnJson` made for each column it was given: made once per column, not once per value (a
+ * decoder is three closures; every PUT reads its entity's key through here). A column's type and names do not change.
+ */
+const columnDecoders = new WeakMap<object, ColumnDecoder>();
