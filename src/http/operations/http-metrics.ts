@@ -4,6 +4,7 @@ import { HttpMessages } from "../exchange/http-messages.js";
 import { type MetricsEndpoint, type MetricsListener, openMetricsListener } from "./metrics-listener.js";
 import { MetricsRecorder, type MetricsSources } from "./metrics-recorder.js";
 import { OperationsMessages } from "./operations-messages.js";
+import { collectProcessMetrics } from "./process-metrics.js";
 import type { HttpPoolFigures } from "./pool-figures.js";
 
 /**
@@ -80,7 +81,7 @@ const workerRegistries: import("prom-client").Registry[] = [];
 export async function startMetrics(options: Required<HttpMetricsOptions>, sources: MetricsSources): Promise<RunningMetrics> {
   const prom = await loadPromClient();
   const registry = new prom.Registry();
-  if (options.processMetrics) prom.collectDefaultMetrics({ register: registry });
+  const stopProcessMetrics = options.processMetrics ? collectProcessMetrics(prom, registry) : () => {};
   const recorder = new MetricsRecorder(registry, sources);
   if (process.env[clusterMetricsVariable] === "1") {
     // the primary asks every worker for its registries and serves their sum
@@ -91,6 +92,7 @@ export async function startMetrics(options: Required<HttpMetricsOptions>, source
       recorder,
       port: 0,
       close: async () => {
+        stopProcessMetrics();
         workerRegistries.splice(workerRegistries.indexOf(registry), 1);
         prom.AggregatorRegistry.setRegistries([...workerRegistries]);
       },
@@ -101,5 +103,12 @@ export async function startMetrics(options: Required<HttpMetricsOptions>, source
     text: await registry.metrics(),
     contentType: registry.contentType,
   }));
-  return { recorder, port: listener.port, close: () => listener.close() };
+  return {
+    recorder,
+    port: listener.port,
+    close: () => {
+      stopProcessMetrics();
+      return listener.close();
+    },
+  };
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type PerformanceEntry, PerformanceObserver, performance } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import type { Database } from "../../../src/engines/database.js";
@@ -169,6 +170,46 @@ describe("Prometheus metrics", () => {
     assert.equal(metrics.types.get("tenon_http_requests_in_flight"), "gauge");
     assert.equal(sampleValue(metrics, "tenon_http_requests_in_flight"), 0);
     assert.ok(samplesOf(metrics, "process_cpu_user_seconds_total").length === 1, "process metrics are there");
+  });
+
+  test("report the process figures prom-client's defaults report, under the same names and types", async () => {
+    const prom = await import("prom-client");
+    const reference = new prom.Registry();
+    prom.collectDefaultMetrics({ register: reference });
+    const expected = new Map((await reference.getMetricsAsJSON()).map((metric) => [metric.name, String(metric.type)]));
+    const metrics = await exposition(server);
+    const served = new Map([...metrics.types].filter(([name]) => !name.startsWith("tenon_")));
+    assert.deepEqual([...served.keys()].sort(), [...expected.keys()].sort());
+    for (const [name, type] of expected) assert.equal(served.get(name), type, name);
+  });
+
+  test("count every garbage collection, not one per batch of them that Node delivers", async () => {
+    const collections = (m: Exposition) => samplesOf(m, "nodejs_gc_duration_seconds_count").reduce((sum, s) => sum + s.value, 0);
+    const before = collections(await exposition(server));
+    const seen: PerformanceEntry[] = [];
+    const observer = new PerformanceObserver((list) => seen.push(...list.getEntries()));
+    observer.observe({ entryTypes: ["gc"] });
+    const from = performance.now();
+    // Short-lived objects in a loop that does not yield: young-generation collections, which Node hands to every
+    // observer in one batch once the loop has ended (prom-client's own histogram counted the first of each batch).
+    let kept: object[] = [];
+    for (let i = 0; i < 2_000_000; i++) {
+      kept.push({ i, text: `x${i}` });
+      if (kept.length > 1000) kept = [];
+    }
+    const to = performance.now();
+    for (let turn = 0; turn < 10_000 && !seen.some((entry) => entry.startTime >= from); turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    observer.disconnect();
+    const during = seen.filter((entry) => entry.startTime >= from && entry.startTime <= to).length;
+    assert.ok(during >= 10, `the loop made ${during} collections`);
+    const metrics = await exposition(server);
+    assert.equal(metrics.types.get("nodejs_gc_duration_seconds"), "histogram");
+    const counted = collections(metrics) - before;
+    assert.ok(counted >= during, `${counted} collections counted, Node reported ${during}`);
+    assert.equal(samplesOf(metrics, "nodejs_gc_duration_seconds_count", { kind: "minor" }).length, 1);
+    assert.ok(sampleValue(metrics, "nodejs_gc_duration_seconds_bucket", { kind: "minor", le: "+Inf" }) >= during);
   });
 
   test("1,000 distinct raw paths add no series: they count under their route template, or under <unmatched>", async () => {
