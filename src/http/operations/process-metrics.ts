@@ -13,7 +13,7 @@ const collectionsBuckets = [0.001, 0.01, 0.1, 1, 2, 5];
  * Registers Node's process figures in `registry`: prom-client's default metrics (CPU, memory, event-loop delay,
  * handles, heap spaces, version) and `nodejs_gc_duration_seconds`, every collection counted. prom-client's own
  * collection histogram records the first entry of each batch Node delivers to an observer, and Node delivers every
- * collection since the last delivery in one batch (41 of them after a tight loop of allocations); it also hashes
+ * collection since the last delivery in one batch (dozens after a tight loop of allocations); it also hashes
  * its labels on each. Here the other default collectors are registered one by one (prom-client's `lib/metrics`
  * files, named as `collectDefaultMetrics.metricsList` names them) and the collection histogram is this module's.
  * Should that layout change, prom-client's defaults are registered whole and only its collection histogram is
