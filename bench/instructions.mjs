@@ -19,7 +19,7 @@ import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { countUnderCallgrind } from "./lib/callgrind.mjs";
-import { BENCH_DIR, CONTENDERS, ROOT_DIR } from "./lib/contenders.mjs";
+import { BENCH_DIR, namedContenders, ROOT_DIR } from "./lib/contenders.mjs";
 import { copySqlite, sqliteDataset } from "./lib/dataset.mjs";
 import { updateBody } from "./lib/requests.mjs";
 import { selectBody } from "./lib/scenarios.mjs";
@@ -120,11 +120,7 @@ async function load(port, agent, n, next, phase) {
 const wanted = o.scenario.split(",").map((s) => s.trim().toUpperCase());
 for (const s of wanted)
   if (SCENARIOS[s] === undefined) throw new Error(`unknown scenario ${s}; known: ${Object.keys(SCENARIOS).join(" ")}`);
-const contenders = o.contenders.split(",").map((id) => {
-  const c = CONTENDERS.find((x) => x.id === id.trim());
-  if (c === undefined) throw new Error(`unknown contender ${id}; known: ${CONTENDERS.map((x) => x.id).join(" ")}`);
-  return c;
-});
+const contenders = namedContenders(o.contenders);
 const TMP = path.join(BENCH_DIR, "results", "tmp");
 fs.mkdirSync(TMP, { recursive: true });
 fs.mkdirSync(path.join(BENCH_DIR, "node_modules"), { recursive: true });

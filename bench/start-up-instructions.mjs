@@ -9,12 +9,12 @@
 // bundle at launch (hundreds of millions of instructions), the same for every contender, which pads the ratio.
 // Set NODE_COMPILE_CACHE to count starts that read Node's compile cache (Node.js 22.1+; a first start fills it).
 // Needs valgrind and the framework built (`npm run build`).
-import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
+import { countUnderCallgrind } from "./lib/callgrind.mjs";
+import { BENCH_DIR, namedContenders } from "./lib/contenders.mjs";
 import { sqliteDataset } from "./lib/dataset.mjs";
 import { median } from "./lib/stats.mjs";
 
@@ -24,12 +24,7 @@ const { values: o } = parseArgs({
     starts: { type: "string", default: "3" },
   },
 });
-const contenders = o.contenders.split(",").map((id) => {
-  const c = CONTENDERS.find((x) => x.id === id.trim());
-  if (c === undefined) throw new Error(`unknown contender ${id}; known: ${CONTENDERS.map((x) => x.id).join(" ")}`);
-  if (c.available && !c.available()) throw new Error(`${c.label} is not ready (for Tenon: npm run build)`);
-  return c;
-});
+const contenders = namedContenders(o.contenders, { ready: true });
 const TMP = path.join(BENCH_DIR, "results", "tmp");
 fs.mkdirSync(TMP, { recursive: true });
 const file = sqliteDataset(TMP, 10000);
@@ -37,55 +32,24 @@ for (const c of contenders) c.prepare?.();
 
 /** The main thread's instructions from the spawn of `contender` to its first answer, less the hash-seed search. */
 async function countStart(contender) {
-  const outFile = path.join(TMP, `start-up-${contender.id}-${process.pid}.out`);
   const env = { ...process.env, ...contender.env, BENCH_SQLITE_PATH: file };
   delete env.NODE_EXTRA_CA_CERTS;
-  const server = spawn(
-    "valgrind",
-    [
-      "--tool=callgrind",
-      "--separate-threads=yes",
-      "--smc-check=all-non-file",
-      `--callgrind-out-file=${outFile}`,
-      process.execPath,
-      ...contender.args,
-    ],
-    { cwd: BENCH_DIR, env, stdio: ["ignore", "pipe", "ignore"] },
-  );
-  try {
-    const port = await new Promise((resolve, reject) => {
-      let out = "";
-      server.stdout.on("data", (d) => {
-        out += d;
-        const m = /LISTENING (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      server.on("exit", (code) => reject(new Error(`${contender.label} exited (${code}) before listening`)));
-    });
-    await new Promise((resolve, reject) =>
-      http
-        .get({ host: "127.0.0.1", port, path: "/api/health", agent: false }, (res) => res.resume().on("end", resolve))
-        .on("error", reject),
-    );
-    execFileSync("callgrind_control", ["-d", String(server.pid)], { stdio: "ignore" });
-  } finally {
-    server.kill("SIGKILL");
-    await new Promise((resolve) => (server.exitCode !== null || server.signalCode !== null ? resolve() : server.on("exit", resolve)));
-  }
-  const prefix = path.basename(outFile);
-  const files = fs.readdirSync(TMP).filter((f) => f.startsWith(prefix));
-  try {
-    // the dump's main thread: `<out>.1-01`
-    const main = files.find((f) => f.endsWith(".1-01"));
-    if (main === undefined) throw new Error(`no callgrind dump of ${contender.label}'s main thread`);
-    const dump = path.join(TMP, main);
-    const total = Number(/^(?:summary|totals): (\d+)/m.exec(fs.readFileSync(dump, "utf8"))?.[1]);
-    const annotated = execFileSync("callgrind_annotate", ["--inclusive=yes", dump], { encoding: "utf8", maxBuffer: 1 << 28 });
-    const seed = /^\s*([\d,]+) .*HashSeed::InitializeRoots/m.exec(annotated);
-    return total - (seed === null ? 0 : Number(seed[1].replaceAll(",", "")));
-  } finally {
-    for (const f of files) fs.rmSync(path.join(TMP, f), { force: true });
-  }
+  const { instructions, seedSearch } = await countUnderCallgrind({
+    args: contender.args,
+    cwd: BENCH_DIR,
+    env,
+    outFile: path.join(TMP, `start-up-${contender.id}-${process.pid}.out`),
+    label: contender.label,
+    fromSpawn: true,
+    threads: "main",
+    counted: (port) =>
+      new Promise((resolve, reject) =>
+        http
+          .get({ host: "127.0.0.1", port, path: "/api/health", agent: false }, (res) => res.resume().on("end", resolve))
+          .on("error", reject),
+      ),
+  });
+  return instructions - seedSearch;
 }
 
 const figures = new Map(contenders.map((c) => [c.id, []]));

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { BENCH_DIR, CONTENDERS } from "./lib/contenders.mjs";
+import { BENCH_DIR, namedContenders } from "./lib/contenders.mjs";
 import { sqliteDataset } from "./lib/dataset.mjs";
 import { cpuNs, rssMiB, startServer } from "./lib/server-process.mjs";
 import { median } from "./lib/stats.mjs";
@@ -33,12 +33,7 @@ if (o.help) {
   process.exit(0);
 }
 
-const contenders = o.contenders.split(",").map((id) => {
-  const c = CONTENDERS.find((x) => x.id === id.trim());
-  if (c === undefined) throw new Error(`unknown contender ${id}; known: ${CONTENDERS.map((x) => x.id).join(" ")}`);
-  if (c.available && !c.available()) throw new Error(`${c.label} is not ready (for Tenon: npm run build)`);
-  return c;
-});
+const contenders = namedContenders(o.contenders, { ready: true });
 const TMP = path.join(BENCH_DIR, "results", "tmp");
 fs.mkdirSync(TMP, { recursive: true });
 fs.mkdirSync(path.join(BENCH_DIR, "node_modules"), { recursive: true });

@@ -12,7 +12,9 @@ import path from "node:path";
  * what `warm` and the last `counted` answered; per window, the instructions counted (`threads: "all"`, the
  * default: of every thread; `"main"`: of the main thread alone), those of the other threads, and of the counted
  * ones those of V8's garbage collector (`windows`, a list); and the first window's figures. `outFile` is the callgrind output's path (files `<outFile>.<window>-<thread>`, thread 01
- * the main thread; removed afterwards unless `keep`); `stderr` "pipe" or "ignore".
+ * the main thread; removed afterwards unless `keep`); `stderr` "pipe" or "ignore". With `fromSpawn`, the first
+ * window is counted from the spawn instead (no `warm`), and `seedSearch` answers what V8's hash-seed search
+ * (`HashSeed::InitializeRoots`, a random search for a prime that moves a start by 5-30M) cost the main thread in it.
  */
 export async function countUnderCallgrind({
   args,
@@ -26,13 +28,14 @@ export async function countUnderCallgrind({
   windows = 1,
   keep = false,
   threads = "all",
+  fromSpawn = false,
 }) {
   const server = spawn(
     "valgrind",
     [
       "--tool=callgrind",
       "--smc-check=all-non-file",
-      "--instr-atstart=no",
+      ...(fromSpawn ? [] : ["--instr-atstart=no"]),
       "--separate-threads=yes",
       // More events where asked, e.g. BENCH_CALLGRIND_ARGS="--cache-sim=yes --branch-sim=yes" (misses, without hardware counters).
       ...(process.env.BENCH_CALLGRIND_ARGS ?? "").split(" ").filter((arg) => arg !== ""),
@@ -60,8 +63,10 @@ export async function countUnderCallgrind({
   let warmed;
   let result;
   try {
-    warmed = await warm(port);
-    control("-i", "on");
+    if (!fromSpawn) {
+      warmed = await warm(port);
+      control("-i", "on");
+    }
     for (let window = 1; window <= windows; window++) {
       result = await counted(port);
       control(`--dump=window ${window}`);
@@ -77,10 +82,12 @@ export async function countUnderCallgrind({
   const dir = path.dirname(outFile);
   const base = path.basename(outFile);
   const counts = Array.from({ length: windows }, () => ({ instructions: 0, background: 0, collector: 0 }));
+  let seedSearch = 0;
   for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(base))) {
     const text = fs.readFileSync(path.join(dir, f), "utf8");
-    if (!keep) fs.rmSync(path.join(dir, f));
     const m = /^\.(\d+)-(\d+)$/.exec(f.slice(base.length));
+    if (fromSpawn && m !== null && m[1] === "1" && m[2] === "01") seedSearch = seedSearchCost(path.join(dir, f));
+    if (!keep) fs.rmSync(path.join(dir, f));
     if (m === null || Number(m[1]) > windows) continue; // the dump at exit: what ran after the last window
     const total = Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
     const count = counts[Number(m[1]) - 1];
@@ -89,7 +96,14 @@ export async function countUnderCallgrind({
       count.collector += collectorCost(text);
     } else count.background += total;
   }
-  return { warmed, counted: result, ...counts[0], windows: counts };
+  return { warmed, counted: result, ...counts[0], windows: counts, seedSearch };
+}
+
+/** The inclusive cost of V8's hash-seed search in a callgrind output (0 where it did not run). */
+function seedSearchCost(file) {
+  const annotated = execFileSync("callgrind_annotate", ["--inclusive=yes", file], { encoding: "utf8", maxBuffer: 1 << 28 });
+  const line = /^\s*([\d,]+) .*HashSeed::InitializeRoots/m.exec(annotated);
+  return line === null ? 0 : Number(line[1].replaceAll(",", ""));
 }
 
 /** V8's garbage collector, by the names of its functions (the scavenger, marking, sweeping, the heap's own). */

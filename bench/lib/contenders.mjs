@@ -40,6 +40,19 @@ function tenonReady() {
   );
 }
 
+/**
+ * The contenders a comma-separated list names, in its order; throws for a name no contender has and, with
+ * `ready`, for a contender that cannot run yet (Tenon before `npm run build`).
+ */
+export function namedContenders(list, { ready = false } = {}) {
+  return list.split(",").map((id) => {
+    const c = CONTENDERS.find((x) => x.id === id.trim());
+    if (c === undefined) throw new Error(`unknown contender ${id}; known: ${CONTENDERS.map((x) => x.id).join(" ")}`);
+    if (ready && c.available && !c.available()) throw new Error(`${c.label} is not ready (for Tenon: npm run build)`);
+    return c;
+  });
+}
+
 /** Every contender, in report order; `raw` is the baseline every ratio refers to. */
 export const CONTENDERS = [
   { id: "raw", label: "raw node:http", args: ["contenders/raw/server.mjs"], s7: true },
