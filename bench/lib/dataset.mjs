@@ -45,7 +45,9 @@ CREATE INDEX IX_Companies_Name ON Companies (Name);`;
 export function sqliteDataset(dir, rows) {
   const file = path.join(dir, `companies-${rows}.sqlite`);
   if (fs.existsSync(file)) return file;
-  const tmp = `${file}.building`;
+  // Built under a name of this process's own, then renamed into place: two runs started together (one per Node.js
+  // line, say) each build a copy instead of both writing one file.
+  const tmp = `${file}.${process.pid}.building`;
   for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
   const db = new Database(tmp);
   db.pragma("journal_mode = WAL");
