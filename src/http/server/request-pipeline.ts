@@ -132,7 +132,8 @@ export class RequestPipeline<C> {
   readonly onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const settings = this.#settings;
     if (req.method === "OPTIONS") {
-      writePreflight(res, settings.cors, this.closing);
+      if (settings.observer === undefined) writePreflight(res, settings.cors, this.closing);
+      else this.#observedPreflight(req, res, settings.observer);
       return;
     }
     this.#inFlight++;
@@ -229,6 +230,18 @@ export class RequestPipeline<C> {
     if (body !== undefined) this.#settings.logger?.logRequest(new HttpRequest(req, req.method ?? "", body, this.#services));
     req.socket.destroy();
     this.#finished();
+  }
+
+  /**
+   * A CORS preflight while the operations features watch: answered as without them, and counted (metrics, a
+   * tracing span) as a request of its own, `OPTIONS` with no route. Like every preflight it runs no context and
+   * writes no log record.
+   */
+  #observedPreflight(req: IncomingMessage, res: ServerResponse, observer: RequestObserver): void {
+    const request = new HttpRequest(req, "OPTIONS", undefined, this.#services);
+    const observation = observer.begin(request);
+    writePreflight(res, this.#settings.cors, this.closing);
+    observer.end(observation, request, new HttpResponse());
   }
 
   /** @internal Called by the body reader when the body came too slowly: 408, logged, and the connection closed. */

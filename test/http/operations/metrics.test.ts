@@ -212,6 +212,20 @@ describe("Prometheus metrics", () => {
     assert.ok(sampleValue(metrics, "nodejs_gc_duration_seconds_bucket", { kind: "minor", le: "+Inf" }) >= during);
   });
 
+  test("each standard method is a label of its own, whatever the route answers", async () => {
+    const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+    const before = await exposition(server);
+    const counted = (m: Exposition, labels: Record<string, string>) =>
+      samplesOf(m, `${duration}_count`, labels).reduce((sum, sample) => sum + sample.value, 0);
+    for (const method of methods) await ask(server.port, "/api/things/1", { method });
+    const metrics = await exposition(server);
+    for (const method of methods) assert.equal(counted(metrics, { method }) - counted(before, { method }), 1, method);
+    assert.equal(counted(metrics, { method: "other" }), counted(before, { method: "other" }));
+    // A CORS preflight is answered before routing: counted, with no route, as the 200 it is.
+    const preflight = { method: "OPTIONS", route: "<unmatched>", status: "200" };
+    assert.equal(counted(metrics, preflight) - counted(before, preflight), 1);
+  });
+
   test("1,000 distinct raw paths add no series: they count under their route template, or under <unmatched>", async () => {
     await ask(server.port, "/api/nowhere/0");
     await ask(server.port, "/api/things/999");

@@ -171,6 +171,16 @@ describe("OpenTelemetry tracing", () => {
     assert.equal(serverSpan().status.code, SpanStatusCode.ERROR);
   });
 
+  test("a CORS preflight gets a span of its own: OPTIONS, no route, 200", async () => {
+    exporter.reset();
+    assert.equal((await ask(server.port, "/api/things/1", { method: "OPTIONS" })).status, 200);
+    await settled();
+    const preflight = serverSpan();
+    assert.equal(preflight.name, "OPTIONS");
+    assert.equal(preflight.attributes["http.route"], undefined);
+    assert.equal(preflight.attributes["http.response.status_code"], 200);
+  });
+
   test("a server without tracing makes no span, and its statements none either", async () => {
     assert.equal((await ask(untraced.port, "/api/things/2")).status, 200);
     await new Promise((resolve) => setTimeout(resolve, 50));
