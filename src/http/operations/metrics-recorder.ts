@@ -16,29 +16,10 @@ const statementBuckets: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0
 /** The method labels; anything else is `other`, so that invented methods cannot add series. */
 const knownMethods: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 /**
- * The position of `method` in `knownMethods`, or its length for any other. A switch, not `indexOf`: the array
- * search compares strings in the runtime, some 190 instructions per request.
+ * The position of each of `knownMethods`, for the method label: a map lookup, not `indexOf`, whose search compares
+ * strings in V8's runtime (some 190 instructions a request).
  */
-function methodIndexOf(method: string): number {
-  switch (method) {
-    case "GET":
-      return 0;
-    case "HEAD":
-      return 1;
-    case "POST":
-      return 2;
-    case "PUT":
-      return 3;
-    case "PATCH":
-      return 4;
-    case "DELETE":
-      return 5;
-    case "OPTIONS":
-      return 6;
-    default:
-      return knownMethods.length;
-  }
-}
+const methodIndexes = new Map(knownMethods.map((method, index) => [method, index]));
 
 /** The route label of a request that matched no route. */
 export const unmatchedRoute = "<unmatched>";
@@ -221,7 +202,7 @@ export class MetricsRecorder implements StatementObserver {
   recordRequest(observation: RequestObservation, request: HttpRequest, response: HttpResponse): void {
     const seconds = (performance.now() - observation.start) / 1000;
     const route = observation.route === "" ? unmatchedRoute : observation.route;
-    const methodIndex = methodIndexOf(request.method);
+    const methodIndex = methodIndexes.get(request.method) ?? knownMethods.length;
     const status = response.statusCode;
     const key = methodIndex * 1000 + status;
     // Requests come in runs of the same route, method and status: the series of the last one is kept at hand.
