@@ -241,7 +241,9 @@ export class RequestPipeline<C> {
     const request = new HttpRequest(req, "OPTIONS", undefined, this.#services);
     const observation = observer.begin(request);
     writePreflight(res, this.#settings.cors, this.closing);
-    observer.end(observation, request, new HttpResponse());
+    const response = new HttpResponse();
+    response.statusCode = res.statusCode;
+    observer.end(observation, request, response);
   }
 
   /** @internal Called by the body reader when the body came too slowly: 408, logged, and the connection closed. */
