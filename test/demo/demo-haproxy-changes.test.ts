@@ -15,7 +15,7 @@ import { type DemoDatabase, postgresDemoEngine } from "./demo-engines.js";
 import { waitFor } from "./demo-load.js";
 import { startDemo, type DemoProcess } from "./demo-process.js";
 import { freePort } from "./free-port.js";
-import { haproxyExample, startHaproxy, type HaproxyProcess } from "./haproxy-process.js";
+import { bothServersUp, haproxyExample, startHaproxy, statsSection, type HaproxyProcess } from "./haproxy-process.js";
 
 function defineSuite(): void {
   describe("the change stream through HAProxy in front of two demo processes", () => {
@@ -24,6 +24,7 @@ function defineSuite(): void {
     const demos: DemoProcess[] = [];
     let haproxy: HaproxyProcess;
     let front = 0;
+    let statsPort = 0;
     let env: Record<string, string> = {};
     const directory = mkdtempSync(join(tmpdir(), "tenon-haproxy-changes-"));
     const startOne = (index: number, reset: boolean): Promise<DemoProcess> =>
@@ -36,8 +37,10 @@ function defineSuite(): void {
       demos.push(await startOne(0, true));
       demos.push(await startOne(1, false));
       front = await freePort();
+      statsPort = await freePort();
       const config = join(directory, "haproxy.cfg");
-      writeFileSync(config, readFileSync(haproxyExample, "utf8"));
+      // The example as it is, plus a statistics page: each stop waits until HAProxy reports both servers up.
+      writeFileSync(config, readFileSync(haproxyExample, "utf8") + statsSection(statsPort));
       haproxy = await startHaproxy(
         config,
         { TENON_FRONT: `127.0.0.1:${front}`, TENON_1: `127.0.0.1:${ports[0]}`, TENON_2: `127.0.0.1:${ports[1]}` },
@@ -77,10 +80,9 @@ function defineSuite(): void {
         for (const index of [0, 1, 0]) {
           const seen = subscriber.events.length;
           await waitFor(() => subscriber.events.length >= seen + 5, "events flowing", 60_000);
+          await bothServersUp(statsPort);
           assert.equal(await demos[index].stop("SIGTERM"), 0, demos[index].output());
           demos[index] = await startOne(index, false);
-          // Back in rotation after two good checks (500 ms apart).
-          await sleep(1_500);
         }
         const seen = subscriber.events.length;
         await waitFor(() => subscriber.events.length >= seen + 5, "events flowing", 60_000);

@@ -1,31 +1,27 @@
 // The HAProxy example (examples/haproxy/haproxy.cfg) in front of two demo processes on PostgreSQL: under a
 // steady load of reads and inserts, each process in turn is stopped with SIGTERM (it drains: /api/ready
 // answers 503 while it still serves) and started again on its port. No request fails, and every insert
-// that was answered is in the database.
+// that was answered is in the database. The test takes each step when HAProxy's own statistics say the
+// servers are where the step needs them (both up before a stop), never after a fixed sleep: a busy machine
+// only makes it wait longer.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ask, sleep } from "../http/http-test-client.js";
+import { ask } from "../http/http-test-client.js";
 import { reportUnreachable } from "../orm/engine-availability.js";
 import { postgresUnreachable } from "../orm/harness-postgres.js";
 import { type DemoDatabase, postgresDemoEngine } from "./demo-engines.js";
 import { startLoad, waitFor, type LoadRequest } from "./demo-load.js";
 import { startDemo, type DemoProcess } from "./demo-process.js";
 import { freePort } from "./free-port.js";
-import { haproxyExample, startHaproxy, type HaproxyProcess } from "./haproxy-process.js";
+import { backendCounters, bothServersUp, haproxyExample, startHaproxy, statsSection, type HaproxyProcess } from "./haproxy-process.js";
 
-const drainDelayMs = 2000;
-
-/** HAProxy's own counters of the backend (CSV statistics): retries and redispatches. */
-async function backendCounters(statsPort: number): Promise<{ retries: number; redispatches: number }> {
-  const csv = (await ask(statsPort, "/stats;csv")).text.split("\n");
-  const header = csv[0].replace(/^# /, "").split(",");
-  const backend = csv.map((line) => line.split(",")).find((fields) => fields[0] === "tenon" && fields[1] === "BACKEND");
-  assert.ok(backend !== undefined, csv.join("\n"));
-  return { retries: Number(backend[header.indexOf("wretr")]), redispatches: Number(backend[header.indexOf("wredis")]) };
-}
+// The example asks for 2000 ms or more: HAProxy's checks take a stopping process out of rotation after about
+// one second. The test gives five seconds, so that a machine busy with other suites (checks answered late)
+// cannot make HAProxy send a request to a process that has already closed its port.
+const drainDelayMs = 5000;
 
 function defineSuite(): void {
   describe("two demo processes behind the HAProxy example", () => {
@@ -51,8 +47,7 @@ function defineSuite(): void {
       statsPort = await freePort();
       // The example as it is, plus a statistics page for the test to read HAProxy's retry counters from.
       const config = join(directory, "haproxy.cfg");
-      const stats = `\nlisten stats\n    bind 127.0.0.1:${statsPort}\n    stats enable\n    stats uri /stats\n`;
-      writeFileSync(config, readFileSync(haproxyExample, "utf8") + stats);
+      writeFileSync(config, readFileSync(haproxyExample, "utf8") + statsSection(statsPort));
       haproxy = await startHaproxy(
         config,
         { TENON_FRONT: `127.0.0.1:${front}`, TENON_1: `127.0.0.1:${ports[0]}`, TENON_2: `127.0.0.1:${ports[1]}` },
@@ -85,13 +80,14 @@ function defineSuite(): void {
       try {
         await moreAnswers(100);
         for (const index of [0, 1]) {
+          await bothServersUp(statsPort);
           const stopping = demos[index].stop("SIGTERM");
           const code = await stopping;
           assert.equal(code, 0, demos[index].output());
           await moreAnswers(100);
           demos[index] = await startOne(index, false);
           // Back in rotation after two good checks (500 ms apart).
-          await sleep(1500);
+          await bothServersUp(statsPort);
           await moreAnswers(100);
         }
       } finally {
