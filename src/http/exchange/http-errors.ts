@@ -4,16 +4,42 @@ import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
 /**
  * An error that carries the HTTP status it is answered with. A handler may throw one with any status;
  * a 4xx answers `{"status", "message"}` with this message, a 5xx answers the constant body (the message
- * goes only to the log).
+ * goes only to the log). A 4xx is an answer to the client, not a fault of the server: it is built without a
+ * stack trace (its `stack` is its first line alone), since V8 spends some 7 us capturing one, more than the rest
+ * of a 404 costs, and nothing reads it. A 5xx keeps its trace. Where `Error.stackTraceLimit` cannot be written
+ * (frozen intrinsics), a 4xx has its trace too.
  */
 export class HttpError extends TenonError {
   /** The status code of the answer. */
   readonly status: number;
   /** @param status the HTTP status code. @param message the text of the answer (4xx) or of the log (5xx). */
   constructor(status: number, message: string, options?: ErrorOptions) {
-    super(message, options);
+    if (status < 500) {
+      const limit = stackTracesOff();
+      try {
+        super(message, options);
+      } finally {
+        stackTracesBack(limit);
+      }
+    } else super(message, options);
     this.status = status;
   }
+}
+
+/**
+ * Turns V8's capture of stack traces off (`Error.stackTraceLimit` 0) and answers the limit to put back, or
+ * undefined (nothing changed) where the limit is not a writable number of `Error`'s own.
+ */
+function stackTracesOff(): number | undefined {
+  const descriptor = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
+  if (descriptor?.writable !== true || typeof descriptor.value !== "number") return undefined;
+  Error.stackTraceLimit = 0;
+  return descriptor.value;
+}
+
+/** Puts back the limit `stackTracesOff` answered. */
+function stackTracesBack(limit: number | undefined): void {
+  if (limit !== undefined) Error.stackTraceLimit = limit;
 }
 
 /**
