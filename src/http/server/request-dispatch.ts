@@ -62,9 +62,11 @@ export class RequestDispatcher<C> {
 
   /**
    * Resolves, authenticates and invokes. Answers undefined when the handler returned synchronously (its
-   * value already serialized), or a promise of the value still to serialize.
+   * value already serialized), a promise of the value still to serialize, or the 404 or 405 of a request no route
+   * answers, as an `HttpError` to answer: returned rather than thrown where nothing was awaited, since a throw
+   * costs V8 the message of an exception (the source position of the throw, some 5k instructions).
    */
-  dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> {
+  dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> | HttpError {
     const settings = this.#settings;
     const path = rawPathOf(request.uri);
     // HEAD runs the GET route itself (node:http leaves the body out), so the two can never diverge.
@@ -74,8 +76,10 @@ export class RequestDispatcher<C> {
     if (settings.rateLimiter !== undefined) return this.#dispatchLimited(settings.rateLimiter, match, request, response, context, path);
     if (match === undefined) {
       if (settings.authenticateUnknown)
-        return this.#authenticate(request, response, context).then(() => this.#refuseUnmatched(request, path));
-      return this.#refuseUnmatched(request, path);
+        return this.#authenticate(request, response, context).then(() => {
+          throw this.#refusalOf(request, path);
+        });
+      return this.#refusalOf(request, path);
     }
     if (match.target.requiresAuthentication) {
       return this.#authenticate(request, response, context).then(() =>
@@ -100,7 +104,7 @@ export class RequestDispatcher<C> {
     const route = match === undefined ? "" : `${request.method === "HEAD" ? "GET" : request.method} ${match.target.route}`;
     // `waited`: what the request waited for so far (the text logged if its client left meanwhile), or undefined.
     const afterAuthentication = (waited: string | undefined): void | Promise<unknown> => {
-      if (match === undefined) return this.#refuseUnmatched(request, path);
+      if (match === undefined) throw this.#refusalOf(request, path);
       const limited = limiter.afterAuthentication(request, response, route);
       if (limited === undefined) {
         return waited === undefined
@@ -130,13 +134,13 @@ export class RequestDispatcher<C> {
     return this.#invoke(match, request, response, context);
   }
 
-  /** Throws the 405 or 404 of a request that no route answers. */
-  #refuseUnmatched(request: HttpRequest, path: string): never {
-    if (request.method === "CONNECT") throw new HttpError(HttpStatus.methodNotAllowed, HttpMessages.connectNotAllowed);
-    if (!routedMethods.has(request.method)) throw new HttpMethodNotAllowedError(request.method, request.path, []);
+  /** The 405 or 404 of a request that no route answers. */
+  #refusalOf(request: HttpRequest, path: string): HttpError {
+    if (request.method === "CONNECT") return new HttpError(HttpStatus.methodNotAllowed, HttpMessages.connectNotAllowed);
+    if (!routedMethods.has(request.method)) return new HttpMethodNotAllowedError(request.method, request.path, []);
     const allow = this.#settings.router.allowedMethods(path);
-    if (allow.length > 0) throw new HttpMethodNotAllowedError(request.method, request.path, allow);
-    throw new HttpError(HttpStatus.notFound, HttpMessages.commandNotFound(request.path));
+    if (allow.length > 0) return new HttpMethodNotAllowedError(request.method, request.path, allow);
+    return new HttpError(HttpStatus.notFound, HttpMessages.commandNotFound(request.path));
   }
 
   /** Checks the areas, converts the arguments and runs the handler; a synchronous result is serialized here. */

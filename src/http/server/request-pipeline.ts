@@ -319,7 +319,7 @@ export class RequestPipeline<C> {
     if (observer !== undefined) request.observation = observer.begin(request);
     settings.logger?.logRequest(request);
     let context: C | undefined;
-    let pending: void | Promise<unknown>;
+    let pending: void | Promise<unknown> | HttpError;
     try {
       context = settings.createContext();
       (context as ContextHooks).attachRequest?.(request, response);
@@ -337,6 +337,9 @@ export class RequestPipeline<C> {
     }
     if (pending === undefined) {
       this.#complete(res, request, response, context, closes(tooLarge, streamed, request), false, undefined);
+    } else if (pending instanceof HttpError) {
+      // a request no route answers, refused without a throw (`RequestDispatcher.dispatch`)
+      this.#complete(res, request, response, context, closes(tooLarge, streamed, request), true, pending);
     } else {
       const built = context;
       if (typeof (built as ContextHooks).abort === "function") abortWhenGone(res, built as ContextHooks);
