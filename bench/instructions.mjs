@@ -6,6 +6,7 @@
 //   node bench/instructions.mjs                                   # S1 S2 S4 S5, all five contenders (an hour or more)
 //   node bench/instructions.mjs --contenders raw,tenon            # before a change to the request path
 //   node bench/instructions.mjs --scenario S2 --contenders tenon --keep   # callgrind's output, to see where
+//   node bench/instructions.mjs --scenario S8,S9                  # the 404s: an unknown route, an id no row has
 // Every run prints each contender's instructions per request and its ratio to raw, and Tenon's ratios beside the
 // last recorded ones (bench/results/instructions.json); `--record` makes this run the recorded one.
 // The environment reaches the servers, so BENCH_METRICS=1 / BENCH_TRACING=1 measure metrics and tracing on
@@ -81,15 +82,26 @@ const SCENARIOS = {
     write: true,
     source: () => () => ["POST", "/api/companies", INSERT_BODY],
   },
+  // Not in the default set: the answers a public API gives most after its successes. Each contender answers 404
+  // its own way (raw: a branch of its router; Fastify: its not-found handler; Tenon: an HttpError, answered).
+  S8: { title: "GET of an unknown route (404)", status: 404, source: () => () => ["GET", "/api/nothing/here", undefined] },
+  S9: {
+    title: "GET of an id no row has (404)",
+    status: 404,
+    source: () => {
+      let n = 0;
+      return () => ["GET", `/api/companies/${ROWS + 1 + (n++ % ROWS)}`, undefined];
+    },
+  },
 };
 
 /**
  * Sends `n` requests from `next(phase)` over the 10 keep-alive connections of `agent`; throws on an answer other
- * than 200. Every phase of a server uses the same connections: a connection closed and another opened between
+ * than `expected` (200, or the status a scenario asks for). Every phase of a server uses the same connections: a connection closed and another opened between
  * warm-up and count would send the count through code that V8 deoptimizes and compiles again (measured: 25
  * deoptimizations and 45 compilations in node:http's and node:stream's functions after such a change).
  */
-async function load(port, agent, n, next, phase) {
+async function load(port, agent, n, next, phase, expected = 200) {
   if (n <= 0) return 0;
   let left = n;
   let failure;
@@ -101,7 +113,7 @@ async function load(port, agent, n, next, phase) {
         res.setEncoding("utf8");
         res.on("data", (d) => (text += d));
         res.on("end", () => {
-          if (res.statusCode !== 200) failure ??= new Error(`${method} ${target}: ${res.statusCode} ${text.slice(0, 300)}`);
+          if (res.statusCode !== expected) failure ??= new Error(`${method} ${target}: ${res.statusCode} ${text.slice(0, 300)}`);
           resolve();
         });
       });
@@ -182,8 +194,8 @@ for (const id of wanted) {
         BENCH_ROUTES: "0",
         ...contender.env,
       },
-      warm: (port) => load(port, agent, warmup, next, "warm"),
-      counted: (port) => load(port, agent, count, next, "count"),
+      warm: (port) => load(port, agent, warmup, next, "warm", scenario.status),
+      counted: (port) => load(port, agent, count, next, "count", scenario.status),
       windows,
       keep: o.keep,
       threads: "main",
