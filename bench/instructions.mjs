@@ -97,9 +97,10 @@ const SCENARIOS = {
 
 /**
  * Sends `n` requests from `next(phase)` over the 10 keep-alive connections of `agent`; throws on an answer other
- * than `expected` (200, or the status a scenario asks for). Every phase of a server uses the same connections: a connection closed and another opened between
- * warm-up and count would send the count through code that V8 deoptimizes and compiles again (measured: 25
- * deoptimizations and 45 compilations in node:http's and node:stream's functions after such a change).
+ * than `expected` (200, or the status a scenario asks for). Every phase of a server uses the same connections: a
+ * connection closed and another opened between warm-up and count would send the count through code that V8
+ * deoptimizes and compiles again (measured: 25 deoptimizations and 45 compilations in node:http's and node:stream's
+ * functions after such a change).
  */
 async function load(port, agent, n, next, phase, expected = 200) {
   if (n <= 0) return 0;

@@ -4,9 +4,9 @@ import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
 /**
  * An error that carries the HTTP status it is answered with. A handler may throw one with any status;
  * a 4xx answers `{"status", "message"}` with this message, a 5xx answers the constant body (the message
- * goes only to the log). A 4xx is an answer to the client, not a fault of the server: it is built without a
- * stack trace (its `stack` is its first line alone), since V8 spends some 7 us capturing one, more than the rest
- * of a 404 costs, and nothing reads it. A 5xx keeps its trace. Where `Error.stackTraceLimit` cannot be written
+ * goes only to the log). A status below 500 (a 4xx) is an answer to the client, not a fault of the server: it is
+ * built without a stack trace (its `stack` is its first line alone), since V8 spends some 7 us capturing one, more
+ * than the rest of a 404 costs, and nothing reads it. A 5xx keeps its trace. Where `Error.stackTraceLimit` cannot be written
  * (frozen intrinsics), a 4xx has its trace too.
  */
 export class HttpError extends TenonError {

@@ -238,7 +238,6 @@ function prefixKey(fixed: readonly string[]): string {
   return key;
 }
 
-/** The exact-lookup key of a path that needs no decoding, or undefined when it needs the full split. */
 /**
  * The index of the last `/` of `text` at or before `from` (>= 0), or -1: `lastIndexOf("/", from)` without V8's
  * call into its runtime, which `lastIndexOf` with a position makes (some 180 instructions a call).
@@ -249,6 +248,7 @@ function slashBefore(text: string, from: number): number {
   return i;
 }
 
+/** The exact-lookup key of a path that needs no decoding, or undefined when it needs the full split. */
 function simpleKey(path: string): string | undefined {
   if (path.includes("%") || path.includes("//") || path.charCodeAt(0) !== 47) return undefined;
   const end = path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
@@ -275,8 +275,9 @@ function splitPath(path: string): { keys: string[]; values: string[] } | undefin
       }
     }
     values.push(value);
+    const lower = value.toLowerCase();
     // only a decoded segment can hold a slash
-    key += value === raw ? `/${value.toLowerCase()}` : `/${value.toLowerCase().replaceAll("/", "\0")}`;
+    key += `/${value === raw ? lower : lower.replaceAll("/", "\0")}`;
     keys.push(key);
   }
   return { keys, values };

@@ -64,7 +64,7 @@ export class RequestDispatcher<C> {
    * Resolves, authenticates and invokes. Answers undefined when the handler returned synchronously (its
    * value already serialized), a promise of the value still to serialize, or the 404 or 405 of a request no route
    * answers, as an `HttpError` to answer: returned rather than thrown where nothing was awaited, since a throw
-   * costs V8 the message of an exception (the source position of the throw, some 5k instructions).
+   * costs V8 the message of an exception (the source position of the throw, some 14k instructions a 404).
    */
   dispatch(request: HttpRequest, response: HttpResponse, context: C): void | Promise<unknown> | HttpError {
     const settings = this.#settings;
