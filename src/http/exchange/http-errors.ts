@@ -1,4 +1,5 @@
 import { TenonError } from "../../errors.js";
+import { stackTracesBack, stackTracesOff } from "../../stack-traces.js";
 import { HttpDefaults, HttpStatus, HttpMessages } from "./http-messages.js";
 
 /**
@@ -24,22 +25,6 @@ export class HttpError extends TenonError {
     } else super(message, options);
     this.status = status;
   }
-}
-
-/**
- * Turns V8's capture of stack traces off (`Error.stackTraceLimit` 0) and answers the limit to put back, or
- * undefined (nothing changed) where the limit is not a writable number of `Error`'s own.
- */
-function stackTracesOff(): number | undefined {
-  const descriptor = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
-  if (descriptor?.writable !== true || typeof descriptor.value !== "number") return undefined;
-  Error.stackTraceLimit = 0;
-  return descriptor.value;
-}
-
-/** Puts back the limit `stackTracesOff` answered. */
-function stackTracesBack(limit: number | undefined): void {
-  if (limit !== undefined) Error.stackTraceLimit = limit;
 }
 
 /**

@@ -40,6 +40,11 @@ export function crudSuite(harness: EngineHarness): void {
       assert.equal(read.active, true);
       assert.equal(await reader.tryGet(Company, 987654), null);
       await assert.rejects(reader.get(Company, 987654), (error: unknown) => error instanceof EntityNotFoundError && error.id === 987654);
+      // it describes the caller's request, not a fault: built without a stack trace (its stack is its first line)
+      await assert.rejects(
+        reader.get(Company, 987654),
+        (error: unknown) => error instanceof Error && error.stack === `EntityNotFoundError: ${error.message}`,
+      );
     });
 
     it("a read that cannot run answers a rejected promise, never a synchronous throw, and a disposed session reads nothing", async () => {
@@ -100,7 +105,10 @@ export function crudSuite(harness: EngineHarness): void {
       copyA.name = "A wins";
       await a.update(copyA);
       copyB.name = "B loses";
-      await assert.rejects(b.update(copyB), ConcurrentUpdateError);
+      await assert.rejects(
+        b.update(copyB),
+        (error: unknown) => error instanceof ConcurrentUpdateError && error.stack === `ConcurrentUpdateError: ${error.message}`,
+      );
       const row = lower((await db.rows("SELECT * FROM Companies WHERE ID = " + company.id))[0]);
       assert.equal(row.name, "A wins");
       assert.equal(Number(row.versionid), 1);
