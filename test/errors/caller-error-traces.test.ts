@@ -17,11 +17,7 @@ import {
   TenonError,
   ValidationError,
 } from "../../src/errors.js";
-
-/** The frames (`    at ...` lines) of an error's stack. */
-function framesOf(error: Error): string[] {
-  return (error.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at "));
-}
+import { framesOf, withStackTraceLimit } from "../support/stack-frames.js";
 
 /** A user's own kind of validation failure. */
 class CreditLimitError extends ValidationError {}
@@ -67,27 +63,17 @@ describe("stack traces of the ORM's errors", () => {
   });
 
   test("the limit is put back as it was", () => {
-    const before = Error.stackTraceLimit;
-    try {
-      Error.stackTraceLimit = 17;
+    withStackTraceLimit(17, () => {
       new ConcurrentUpdateError("Company", 7);
       assert.equal(Error.stackTraceLimit, 17);
       assert.ok(framesOf(new Error("after")).length > 0, "errors built afterwards have traces");
-    } finally {
-      Error.stackTraceLimit = before;
-    }
+    });
   });
 
   test("where Error.stackTraceLimit cannot be written, every error keeps its trace and nothing throws", () => {
-    const original = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
-    assert.ok(original !== undefined);
-    Object.defineProperty(Error, "stackTraceLimit", { value: 10, writable: false, configurable: true });
-    try {
+    withStackTraceLimit("read-only", () => {
       assert.ok(framesOf(new EntityNotFoundError("Company", 7)).length > 0, "frames");
       assert.equal(Error.stackTraceLimit, 10);
-    } finally {
-      Object.defineProperty(Error, "stackTraceLimit", original);
-    }
-    assert.deepEqual(Object.getOwnPropertyDescriptor(Error, "stackTraceLimit"), original);
+    });
   });
 });

@@ -11,11 +11,7 @@ import {
   HttpServiceUnavailableError,
   HttpUnauthorizedError,
 } from "../../../src/http/exchange/http-errors.js";
-
-/** The frames (`    at ...` lines) of an error's stack. */
-function framesOf(error: Error): string[] {
-  return (error.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at "));
-}
+import { framesOf, withStackTraceLimit } from "../../support/stack-frames.js";
 
 describe("stack traces of HttpError", () => {
   test("a 4xx has none: its stack is its first line, with its class's name", () => {
@@ -44,31 +40,21 @@ describe("stack traces of HttpError", () => {
   });
 
   test("the limit is put back as it was, also after a 4xx built with a cause", () => {
-    const before = Error.stackTraceLimit;
-    try {
-      Error.stackTraceLimit = 17;
+    withStackTraceLimit(17, () => {
       const cause = new Error("inner");
       const error = new HttpError(412, "Precondition failed.", { cause });
       assert.equal(Error.stackTraceLimit, 17);
       assert.equal(error.cause, cause);
       assert.ok(framesOf(cause).length > 0, "the cause keeps its own trace");
       assert.ok(framesOf(new Error("after")).length > 0, "errors built afterwards have traces");
-    } finally {
-      Error.stackTraceLimit = before;
-    }
+    });
   });
 
   test("where Error.stackTraceLimit cannot be written, a 4xx keeps its trace and nothing throws", () => {
-    const original = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
-    assert.ok(original !== undefined);
-    Object.defineProperty(Error, "stackTraceLimit", { value: 10, writable: false, configurable: true });
-    try {
+    withStackTraceLimit("read-only", () => {
       const error = new HttpError(404, "Command /x not found.");
       assert.ok(framesOf(error).length > 0, "frames");
       assert.equal(Error.stackTraceLimit, 10);
-    } finally {
-      Object.defineProperty(Error, "stackTraceLimit", original);
-    }
-    assert.deepEqual(Object.getOwnPropertyDescriptor(Error, "stackTraceLimit"), original);
+    });
   });
 });
