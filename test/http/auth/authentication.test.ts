@@ -133,6 +133,24 @@ describe("Bearer authentication with JWT", () => {
     assert.deepEqual((await ask(server.port, "/me", { headers: bearer(token) })).json, { username: "bob", areas: [], tenant: "" });
   });
 
+  test("many tokens of both keys at once are each accepted, and a forged one among them refused (each key imported once, shared)", async () => {
+    const keyring = new JwtKeyring().addHs256("hs-1", secret).addRs256("rs-1", rsa.publicKey, rsa.privateKey);
+    const tokens = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => keyring.sign({ sub: `user-${i}` }, { kid: i % 2 === 0 ? "hs-1" : "rs-1" })),
+    );
+    const claims = await Promise.all(tokens.map((token) => keyring.verify(token)));
+    assert.deepEqual(
+      claims.map((payload) => payload.sub),
+      tokens.map((_, i) => `user-${i}`),
+    );
+    const forged = await new SignJWT({ sub: "mallory" })
+      .setProtectedHeader({ alg: "RS256", kid: "rs-1" })
+      .setExpirationTime("1h")
+      .sign(otherRsa.privateKey);
+    await assert.rejects(keyring.verify(forged));
+    assert.equal((await keyring.verify(tokens[3])).sub, "user-3");
+  });
+
   test("an expired token answers 401", async () => {
     const token = await new SignJWT({ sub: "alice" })
       .setProtectedHeader({ alg: "HS256", kid: "hs-1" })
